@@ -1,0 +1,42 @@
+#pragma once
+
+#include <twobody/error.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace twobody::detail {
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t status, char const* call, char const* file, int line)
+{
+  throw twobody::error(std::string("twobody: CUDA call `") + call + "` failed at " + file + ":" +
+                       std::to_string(line) + ": " + cudaGetErrorName(status) + " (" +
+                       cudaGetErrorString(status) + ")");
+}
+
+[[noreturn]] inline void throw_logic_error(char const* message, char const* file, int line)
+{
+  throw twobody::error(std::string("twobody: ") + message + " [" + file + ":" + std::to_string(line) + "]");
+}
+
+}  // namespace twobody::detail
+
+/// Checks a CUDA runtime call; throws twobody::error with the call, place and CUDA message.
+#define TWOBODY_CUDA_TRY(call)                                                  \
+  do {                                                                          \
+    cudaError_t const twobody_status_ = (call);                                 \
+    if (twobody_status_ != cudaSuccess) {                                       \
+      (void)cudaGetLastError(); /* clear a sticky-free error so later calls work */ \
+      ::twobody::detail::throw_cuda_error(twobody_status_, #call, __FILE__, __LINE__); \
+    }                                                                           \
+  } while (0)
+
+/// Checks the launch just made (configuration errors show up here, not at the launch).
+#define TWOBODY_CHECK_LAUNCH() TWOBODY_CUDA_TRY(cudaPeekAtLastError())
+
+/// Argument check: throws twobody::error(message) when `cond` is false.
+#define TWOBODY_EXPECTS(cond, message)                                                  \
+  do {                                                                                  \
+    if (!(cond)) { ::twobody::detail::throw_logic_error((message), __FILE__, __LINE__); } \
+  } while (0)

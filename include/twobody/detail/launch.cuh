@@ -1,0 +1,152 @@
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/pair_kernels.cuh>
+#include <twobody/detail/tile_schedule.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace twobody::detail {
+
+/// Checks a pair set before any launch: sizes, null arrays, self/ordered sides.
+template <class Points>
+void validate(pair_set<Points> const& pairs)
+{
+  TWOBODY_EXPECTS(pairs.a.size >= 0 && pairs.b.size >= 0, "point sets must not have a negative size");
+  // Tile indices and pair counts are 64-bit; keep |A| |B| within unsigned 64 bits.
+  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
+                  "point sets of 2^32 points or more are not supported in one launch: split them into blocks");
+  auto check_arrays = [](Points const& p, char const* side) {
+    if (p.size == 0) { return; }
+    for (auto const* c : p.coords) {
+      TWOBODY_EXPECTS(c != nullptr, (std::string("a coordinate array of point set ") + side + " is null").c_str());
+    }
+    if constexpr (Points::weighted) {
+      TWOBODY_EXPECTS(p.weights != nullptr, (std::string("the weights of point set ") + side + " are null").c_str());
+    }
+  };
+  check_arrays(pairs.a, "A");
+  if (pairs.mode == pair_mode::cross) {
+    check_arrays(pairs.b, "B");
+  } else {
+    TWOBODY_EXPECTS(pairs.b.size == pairs.a.size, "self and ordered pair sets need b == a (use self_pairs / ordered_pairs)");
+  }
+}
+
+inline bool aligned16(void const* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+template <class Points>
+bool vector_aligned(Points const& p)
+{
+  for (auto const* c : p.coords) {
+    if (!aligned16(c)) { return false; }
+  }
+  return true;
+}
+
+/// Launch shape of one kernel.
+struct launch_plan {
+  int grid                = 0;
+  std::size_t dynamic_smem = 0;
+};
+
+inline int current_device()
+{
+  int dev = 0;
+  TWOBODY_CUDA_TRY(cudaGetDevice(&dev));
+  return dev;
+}
+
+/// Largest dynamic shared memory a kernel with `static_bytes` of static shared memory may ask for.
+inline std::size_t max_dynamic_smem(std::size_t static_bytes)
+{
+  int optin = 0;
+  TWOBODY_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, current_device()));
+  return static_cast<std::size_t>(optin) > static_bytes ? static_cast<std::size_t>(optin) - static_bytes : 0;
+}
+
+/// The kernel (tiled or naive) for an input policy and output agent.
+template <class Input, class Agent, class Points, class F>
+struct pair_kernel {
+  using params = typename Agent::params;
+  using kernel_t = void (*)(kernel_inputs<Points>, F, params, cuda::std::conditional_t<Input::tiled, tile_schedule, int>);
+
+  static kernel_t get()
+  {
+    if constexpr (Input::tiled) {
+      return tiled_pair_kernel<Input, Agent, Points, F>;
+    } else {
+      return naive_pair_kernel<Input, Agent, Points, F>;
+    }
+  }
+
+  static std::size_t static_smem()
+  {
+    cudaFuncAttributes attr{};
+    TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&attr, get()));
+    return attr.sharedSizeBytes;
+  }
+
+  static std::size_t dynamic_smem_limit() { return max_dynamic_smem(static_smem()); }
+
+  static constexpr int naive_chunk = 4096;
+
+  static tile_schedule schedule(pair_set<Points> const& pairs)
+  {
+    return tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size,
+                               size_type(Input::block_threads) * Input::points_per_thread);
+  }
+
+  /// Grid and shared memory for `pairs`: a persistent grid of (resident blocks per SM) x SMs,
+  /// never more blocks than tile pairs. Zero blocks when there is no pair.
+  static launch_plan plan(pair_set<Points> const& pairs, std::size_t dynamic_smem)
+  {
+    launch_plan lp;
+    lp.dynamic_smem = dynamic_smem;
+    if (pairs.count() == 0) { return lp; }
+    auto const k = get();
+    std::size_t const limit = dynamic_smem_limit();
+    TWOBODY_EXPECTS(dynamic_smem <= limit,
+                    ("the output needs " + std::to_string(dynamic_smem) + " bytes of shared memory per block but only " +
+                     std::to_string(limit) + " are available: use fewer bins or copies, or output::global_atomics")
+                      .c_str());
+    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
+    if constexpr (Input::tiled) {
+      int per_sm = 0, sms = 0;
+      TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, Input::block_threads, dynamic_smem));
+      TWOBODY_EXPECTS(per_sm > 0, "the kernel cannot run on this GPU: too much shared memory or registers per block");
+      TWOBODY_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()));
+      size_type const total = schedule(pairs).total;
+      size_type const grid  = static_cast<size_type>(per_sm) * sms;
+      lp.grid               = static_cast<int>(total < grid ? total : grid);
+    } else {
+      size_type const grid = (pairs.a.size + Input::block_threads - 1) / Input::block_threads;
+      TWOBODY_EXPECTS(grid < (size_type(1) << 31), "too many points for the naive kernel's grid");
+      lp.grid = static_cast<int>(grid);
+    }
+    return lp;
+  }
+
+  static void launch(launch_plan const& lp, pair_set<Points> const& pairs, F const& f, params const& p,
+                     cudaStream_t stream)
+  {
+    if (lp.grid == 0) { return; }
+    kernel_inputs<Points> in{pairs.mode, pairs.a, pairs.mode == pair_mode::cross ? pairs.b : pairs.a,
+                             vector_aligned(pairs.a) && vector_aligned(pairs.b)};
+    if constexpr (Input::tiled) {
+      tiled_pair_kernel<Input, Agent, Points, F>
+        <<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(in, f, p, schedule(pairs));
+    } else {
+      naive_pair_kernel<Input, Agent, Points, F>
+        <<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(in, f, p, naive_chunk);
+    }
+    TWOBODY_CHECK_LAUNCH();
+  }
+};
+
+}  // namespace twobody::detail

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+namespace twobody::detail {
+
+/// True when `p` points to memory a kernel can read (device, managed, or registered host).
+inline bool device_accessible(void const* p)
+{
+  if (p == nullptr) { return false; }
+  cudaPointerAttributes attr{};
+  TWOBODY_CUDA_TRY(cudaPointerGetAttributes(&attr, p));
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ||
+         (attr.type == cudaMemoryTypeHost && attr.devicePointer != nullptr);
+}
+
+/// A points view the kernels can read: the given one when its arrays are device
+/// accessible, otherwise copies of its host arrays in stream-ordered device memory.
+template <class Points>
+class staged_points {
+ public:
+  staged_points(Points const& p, cudaStream_t stream) : view_(p)
+  {
+    using T = typename Points::value_type;
+    if (p.size <= 0) { return; }
+    std::size_t const bytes = static_cast<std::size_t>(p.size) * sizeof(T);
+    auto stage              = [&](T const*& ptr) {
+      if (device_accessible(ptr)) { return; }
+      buffers_.emplace_back(bytes, stream);
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(buffers_.back().data(), ptr, bytes, cudaMemcpyHostToDevice, stream));
+      ptr = buffers_.back().template as<T>();
+    };
+    for (auto& c : view_.coords) { stage(c); }
+    if constexpr (Points::weighted) { stage(view_.weights); }
+  }
+  Points const& view() const { return view_; }
+  bool copied() const { return !buffers_.empty(); }
+
+ private:
+  Points view_;
+  std::vector<device_buffer> buffers_;
+};
+
+}  // namespace twobody::detail

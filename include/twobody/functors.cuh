@@ -1,0 +1,186 @@
+/// \file functors.cuh
+/// \brief Ready-made pair functors. Any `__host__ __device__` callable
+/// `R f(point<T, D> const& a, point<T, D> const& b)` works the same way.
+///
+/// Arithmetic is plain IEEE arithmetic in T (no fast-math approximations), so the
+/// GPU and the CPU backend agree exactly wherever the inputs make the result exact
+/// (integer or dyadic coordinates). On other data, results can differ by rounding
+/// (the GPU contracts a*b+c into one fma), which only matters for a pair whose value
+/// falls within a few ulps of a bin edge or threshold.
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/points.cuh>
+
+#include <cmath>
+
+namespace twobody {
+namespace detail {
+template <class T>
+__host__ __device__ inline T sqrt_of(T x)
+{
+  if constexpr (cuda::std::is_same_v<T, float>) {
+    return sqrtf(x);
+  } else {
+    return ::sqrt(x);
+  }
+}
+template <class T>
+__host__ __device__ inline T abs_of(T x)
+{
+  return x < T(0) ? -x : x;
+}
+template <class T>
+__host__ __device__ inline T min_of(T a, T b)
+{
+  return b < a ? b : a;
+}
+}  // namespace detail
+
+/// |a - b|^2, no square root.
+struct squared_euclidean {
+  template <class T, int D>
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    T const d0 = a.x[0] - b.x[0];
+    T s        = d0 * d0;
+#pragma unroll
+    for (int d = 1; d < D; ++d) {
+      T const dd = a.x[d] - b.x[d];
+      s          = dd * dd + s;
+    }
+    return s;
+  }
+};
+
+/// |a - b| (correctly rounded square root of the squared distance).
+struct euclidean {
+  template <class T, int D>
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    return detail::sqrt_of(squared_euclidean{}(a, b));
+  }
+};
+
+/// Squared minimum-image distance in an orthorhombic periodic box with side lengths
+/// `box[d]`. Coordinates must lie in one image of the box, e.g. [0, L) (|a - b| < L per
+/// axis); the shorter of |dx| and L - |dx| is taken per axis.
+template <class T, int D>
+struct periodic_squared_euclidean {
+  T box[D];
+
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    T s = T(0);
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      T const ad = detail::abs_of(a.x[d] - b.x[d]);
+      T const dd = detail::min_of(ad, box[d] - ad);
+      s          = dd * dd + s;
+    }
+    return s;
+  }
+};
+
+/// Minimum-image distance in an orthorhombic periodic box (see periodic_squared_euclidean).
+template <class T, int D>
+struct periodic_euclidean {
+  T box[D];
+
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    periodic_squared_euclidean<T, D> sq;
+#pragma unroll
+    for (int d = 0; d < D; ++d) { sq.box[d] = box[d]; }
+    return detail::sqrt_of(sq(a, b));
+  }
+};
+
+/// Builds a periodic_euclidean (or squared) functor from the box side lengths, checking them.
+template <class T, class... More>
+periodic_euclidean<T, 1 + int(sizeof...(More))> make_periodic_euclidean(T side, More... more)
+{
+  periodic_euclidean<T, 1 + int(sizeof...(More))> f{{side, static_cast<T>(more)...}};
+  for (T L : f.box) { TWOBODY_EXPECTS(L > T(0) && std::isfinite(L), "periodic box sides must be finite and > 0"); }
+  return f;
+}
+template <class T, class... More>
+periodic_squared_euclidean<T, 1 + int(sizeof...(More))> make_periodic_squared_euclidean(T side, More... more)
+{
+  periodic_squared_euclidean<T, 1 + int(sizeof...(More))> f{{side, static_cast<T>(more)...}};
+  for (T L : f.box) { TWOBODY_EXPECTS(L > T(0) && std::isfinite(L), "periodic box sides must be finite and > 0"); }
+  return f;
+}
+
+/// a . b
+struct dot_product {
+  template <class T, int D>
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    T s = a.x[0] * b.x[0];
+#pragma unroll
+    for (int d = 1; d < D; ++d) { s = a.x[d] * b.x[d] + s; }
+    return s;
+  }
+};
+
+/// Angle (radians, in [0, pi]) between two directions given as 3-D vectors (unit
+/// vectors on the sphere, e.g. from right ascension and declination). Computed as
+/// atan2(|a x b|, a . b), which stays accurate for tiny and for near-antipodal angles.
+struct angular_separation {
+  template <class T>
+  __host__ __device__ T operator()(point<T, 3> const& a, point<T, 3> const& b) const
+  {
+    T const cx  = a.x[1] * b.x[2] - a.x[2] * b.x[1];
+    T const cy  = a.x[2] * b.x[0] - a.x[0] * b.x[2];
+    T const cz  = a.x[0] * b.x[1] - a.x[1] * b.x[0];
+    T const crs = detail::sqrt_of(cx * cx + cy * cy + cz * cz);
+    T const dot = dot_product{}(a, b);
+    if constexpr (cuda::std::is_same_v<T, float>) {
+      return atan2f(crs, dot);
+    } else {
+      return ::atan2(crs, dot);
+    }
+  }
+};
+
+/// Predicate `metric(a, b) < threshold`. For counts within a radius r use
+/// `within_radius(r)`, which compares squared distances (no square root).
+template <class Metric, class T>
+struct within {
+  Metric metric;
+  T threshold;
+  template <int D>
+  __host__ __device__ bool operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    return metric(a, b) < threshold;
+  }
+};
+
+/// Pairs closer than r: |a - b|^2 < r^2 (r^2 rounded to T once, on the host).
+template <class T>
+within<squared_euclidean, T> within_radius(T r)
+{
+  TWOBODY_EXPECTS(r >= T(0) && std::isfinite(r), "within_radius: r must be finite and >= 0");
+  return {squared_euclidean{}, r * r};
+}
+
+/// Separations along and across a line of sight that is the last axis (plane-parallel
+/// approximation used for the projected correlation function): returns {r_p, pi} with
+/// r_p = |a - b| over the first D - 1 axes and pi = |a_z - b_z|. Bin with bins_2d.
+struct rp_pi_separation {
+  template <class T, int D>
+  __host__ __device__ point<T, 2> operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    static_assert(D >= 2, "rp_pi_separation needs at least 2 dimensions");
+    T s = T(0);
+#pragma unroll
+    for (int d = 0; d < D - 1; ++d) {
+      T const dd = a.x[d] - b.x[d];
+      s          = dd * dd + s;
+    }
+    return point<T, 2>{{detail::sqrt_of(s), detail::abs_of(a.x[D - 1] - b.x[D - 1])}};
+  }
+};
+
+}  // namespace twobody

@@ -1,0 +1,60 @@
+/// \file readonly_tile.cuh
+/// \brief Input policy: own points in registers, column points read straight from global
+/// memory through the read-only data cache (`__ldg`), leaving shared memory to the output.
+///
+/// Pitaksirianan et al., Sec. 3.2 (tiling through the read-only cache, "RoC"). All lanes
+/// of a warp read the same column point, so each load is one broadcast cache transaction.
+#pragma once
+
+#include <twobody/detail/stored_point.cuh>
+#include <twobody/points.cuh>
+
+namespace twobody {
+namespace detail {
+
+template <class Points, int BlockThreads, int PointsPerThread>
+struct readonly_column_source {
+  using T                 = typename Points::value_type;
+  static constexpr int D  = Points::dims;
+  static constexpr bool W = Points::weighted;
+  using stored            = stored_point<T, D, W>;
+  struct temp_storage {};
+
+  Points pts;
+  size_type diagonal_start = 0;
+
+  __device__ readonly_column_source(temp_storage&, Points const& p, bool) : pts(p) {}
+
+  __device__ stored load(size_type i) const { return stored::make(pts.load_readonly(i), pts.weight_readonly(i)); }
+
+  __device__ void stage(size_type start, int) { diagonal_start = start; }
+  __device__ stored at(int j) const { return load(diagonal_start + j); }
+
+  template <class Visit>
+  __device__ void for_each(size_type start, int count, Visit&& visit)
+  {
+#pragma unroll 4
+    for (int j = 0; j < count; ++j) { visit(load(start + j)); }
+  }
+};
+
+}  // namespace detail
+
+namespace input {
+
+/// Read-only-cache tile: like shared_tile, but the column tile is read through `__ldg`.
+template <int BlockThreads = 256, int PointsPerThread = 4>
+struct readonly_tile {
+  static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024,
+                "readonly_tile: BlockThreads must be a multiple of 32 in [32, 1024]");
+  static_assert(PointsPerThread >= 1 && PointsPerThread <= 16, "readonly_tile: PointsPerThread must be in [1, 16]");
+  static constexpr int block_threads     = BlockThreads;
+  static constexpr int points_per_thread = PointsPerThread;
+  static constexpr bool tiled            = true;
+  template <class Points>
+  using column_source = detail::readonly_column_source<Points, BlockThreads, PointsPerThread>;
+  static constexpr char const* name = "readonly_tile";
+};
+
+}  // namespace input
+}  // namespace twobody

@@ -1,0 +1,101 @@
+/// \file shared_tile.cuh
+/// \brief Input policy: own points in registers, the other side's tile in shared memory.
+///
+/// Pitaksirianan et al., Sec. 3.2 ("Register-SHM"), extended with register blocking:
+/// each thread keeps PointsPerThread own points in registers, so one broadcast shared
+/// load of a column point feeds PointsPerThread pairs.
+#pragma once
+
+#include <twobody/detail/stored_point.cuh>
+#include <twobody/points.cuh>
+
+namespace twobody {
+namespace detail {
+
+template <class Points, int BlockThreads, int PointsPerThread>
+struct shared_column_source {
+  using T                 = typename Points::value_type;
+  static constexpr int D  = Points::dims;
+  static constexpr bool W = Points::weighted;
+  static constexpr int tile = BlockThreads * PointsPerThread;
+  using stored            = stored_point<T, D, W>;
+
+  struct temp_storage {
+    stored pts[tile];
+  };
+
+  temp_storage& storage;
+  Points pts;
+  bool vector_loads;  // coordinate arrays 16-byte aligned: stage tiles with vector loads
+
+  __device__ shared_column_source(temp_storage& s, Points const& p, bool aligned)
+    : storage(s), pts(p), vector_loads(aligned)
+  {
+  }
+
+  /// Copies points [start, start + count) into shared memory (block-wide; contains barriers).
+  __device__ void stage(size_type start, int count)
+  {
+    __syncthreads();  // the previous tile may still be read by slower warps
+    constexpr int V = (sizeof(T) == 4 && PointsPerThread % 4 == 0) ? 4 : ((PointsPerThread % 2 == 0) ? 2 : 1);
+    if (V > 1 && vector_loads && count == tile) {
+      // Thread t loads V consecutive values of each coordinate with one vector load.
+      using vec = cuda::std::conditional_t<sizeof(T) == 4, cuda::std::conditional_t<V == 4, float4, float2>, double2>;
+      for (int base = threadIdx.x * V; base < tile; base += BlockThreads * V) {
+        T vals[D + 1][V];
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+          vec const q = __ldg(reinterpret_cast<vec const*>(pts.coords[d] + start + base));
+          T const* qs = reinterpret_cast<T const*>(&q);
+#pragma unroll
+          for (int k = 0; k < V; ++k) { vals[d][k] = qs[k]; }
+        }
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          point<T, D> p;
+#pragma unroll
+          for (int d = 0; d < D; ++d) { p.x[d] = vals[d][k]; }
+          storage.pts[base + k] = stored::make(p, pts.weight_readonly(start + base + k));
+        }
+      }
+    } else {
+      for (int i = threadIdx.x; i < count; i += BlockThreads) {
+        storage.pts[i] = stored::make(pts.load_readonly(start + i), pts.weight_readonly(start + i));
+      }
+    }
+    __syncthreads();
+  }
+
+  /// Point j of the staged tile.
+  __device__ stored at(int j) const { return storage.pts[j]; }
+
+  template <class Visit>
+  __device__ void for_each(size_type start, int count, Visit&& visit)
+  {
+    stage(start, count);
+#pragma unroll 4
+    for (int j = 0; j < count; ++j) { visit(storage.pts[j]); }
+  }
+};
+
+}  // namespace detail
+
+namespace input {
+
+/// Shared-memory tile: BlockThreads threads, PointsPerThread own points per thread in
+/// registers, the column tile (BlockThreads * PointsPerThread points) in shared memory.
+template <int BlockThreads = 256, int PointsPerThread = 4>
+struct shared_tile {
+  static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024,
+                "shared_tile: BlockThreads must be a multiple of 32 in [32, 1024]");
+  static_assert(PointsPerThread >= 1 && PointsPerThread <= 16, "shared_tile: PointsPerThread must be in [1, 16]");
+  static constexpr int block_threads     = BlockThreads;
+  static constexpr int points_per_thread = PointsPerThread;
+  static constexpr bool tiled            = true;
+  template <class Points>
+  using column_source = detail::shared_column_source<Points, BlockThreads, PointsPerThread>;
+  static constexpr char const* name = "shared_tile";
+};
+
+}  // namespace input
+}  // namespace twobody

@@ -1,0 +1,85 @@
+/// \file registers.cuh
+/// \brief Output policy for Type I statistics: each thread reduces its pairs in registers
+/// with any associative operator, the block combines them with cub::BlockReduce, and each
+/// block writes one partial that cub::DeviceReduce folds into the result (one global write
+/// per block, no atomics, deterministic for a given grid).
+///
+/// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
+#pragma once
+
+#include <twobody/points.cuh>
+
+#include <cub/block/block_reduce.cuh>
+
+namespace twobody {
+namespace output {
+
+/// Reduce in registers (count, sum, min, max, any monoid).
+struct registers {
+  static constexpr char const* name = "registers";
+};
+
+}  // namespace output
+
+namespace detail {
+
+/// Per-thread state of the register reduction. `Inner` is a narrower accumulator used
+/// between tiles for counts (32-bit adds in the hot loop, folded into the 64-bit `T` after
+/// every tile pair, long before 2^32 pairs can reach one thread).
+template <class T, class Op, class Inner, int BlockThreads>
+struct reduction_agent {
+  static constexpr bool narrow = !cuda::std::is_same_v<T, Inner>;
+
+  struct params {
+    T* partials;  ///< one slot per block
+    Op op;
+    T identity;
+  };
+  using block_reduce = cub::BlockReduce<T, BlockThreads>;
+  using temp_storage = typename block_reduce::TempStorage;
+
+  temp_storage& storage;
+  params p;
+  T outer;
+  Inner inner;
+
+  __device__ reduction_agent(params const& p_, temp_storage& s, void*) : storage(s), p(p_), outer(p_.identity), inner{}
+  {
+    if constexpr (!narrow) { inner = p_.identity; }
+  }
+
+  template <class V>
+  __device__ void accumulate(V const& v)
+  {
+    if constexpr (narrow) {
+      inner += static_cast<Inner>(v);
+    } else {
+      inner = p.op(inner, static_cast<T>(v));
+    }
+  }
+
+  template <class V, class Wt>
+  __device__ void accumulate(V const& v, Wt w)
+  {
+    static_assert(!narrow, "weighted reductions accumulate in T");
+    inner = p.op(inner, static_cast<T>(static_cast<T>(v) * w));
+  }
+
+  __device__ void end_tile(unsigned long long)
+  {
+    if constexpr (narrow) {
+      outer = p.op(outer, static_cast<T>(inner));
+      inner = Inner{};
+    }
+  }
+
+  __device__ void finish()
+  {
+    end_tile(0);
+    T const total = block_reduce(storage).Reduce(narrow ? outer : inner, p.op);
+    if (threadIdx.x == 0) { p.partials[blockIdx.x] = total; }
+  }
+};
+
+}  // namespace detail
+}  // namespace twobody

@@ -1,0 +1,141 @@
+/// \file reduce.cuh
+/// \brief Type I statistics: one value reduced over all pairs (pair counts within a radius
+/// for the 2-point correlation function, kernel sums, minimum or maximum distance, any
+/// associative operator with an identity).
+///
+///     auto pairs = twobody::self_pairs(twobody::make_points(n, d_x, d_y, d_z));
+///     unsigned long long close = twobody::count_pairs(pairs, twobody::within_radius(5.f));
+///     double ksum = twobody::reduce_pairs(pairs, gaussian{h}, cuda::std::plus<double>{}, 0.0);
+///
+/// Like CUB, the explicit form takes caller-provided temporary storage: call it once with
+/// `d_temp == nullptr` to learn `temp_bytes`, then again to run. Weighted point sets
+/// multiply each pair's value by w_i w_j before reducing.
+#pragma once
+
+#include <twobody/defaults.cuh>
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/output/registers.cuh>
+#include <twobody/points.cuh>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+
+#include <cuda_runtime_api.h>
+
+namespace twobody {
+namespace detail {
+
+template <class Input, class Points, class F, class Op, class T, class Inner>
+void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F const& f, Op op, T identity,
+                 T* d_result, cudaStream_t stream)
+{
+  validate(pairs);
+  using kernel = pair_kernel<Input, reduction_agent<T, Op, Inner, Input::block_threads>, Points, F>;
+  // The grid depends only on the device and the sizes, so both phases agree on it.
+  launch_plan const lp = kernel::plan(pairs, 0);
+  std::size_t const partial_bytes = (sizeof(T) * static_cast<std::size_t>(lp.grid) + 255) / 256 * 256;
+  std::size_t cub_bytes = 0;
+  TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, cub_bytes, static_cast<T*>(nullptr), d_result, lp.grid, op,
+                                             identity, stream));
+  if (d_temp == nullptr) {
+    temp_bytes = partial_bytes + cub_bytes;
+    return;
+  }
+  TWOBODY_EXPECTS(temp_bytes >= partial_bytes + cub_bytes, "reduce_pairs: temp_bytes is smaller than the size query returned");
+  TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
+  T* partials = static_cast<T*>(d_temp);
+  if (lp.grid > 0) {
+    staged_points<Points> a(pairs.a, stream);
+    staged_points<Points> b(pairs.b, stream);
+    pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+    kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity}, stream);
+  }
+  // With no pairs (grid 0) CUB writes the identity.
+  TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, cub_bytes, partials,
+                                             d_result, lp.grid, op, identity, stream));
+}
+
+template <class T>
+T copy_to_host(T const* d, cudaStream_t stream)
+{
+  T h{};
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, d, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  return h;
+}
+
+template <class Points>
+using count_t = cuda::std::conditional_t<Points::weighted, double, unsigned long long>;
+
+}  // namespace detail
+
+/// Explicit form: reduce f(a, b) over all pairs with `op` (associative, `identity` its
+/// neutral element) into *d_result, with the named input policy. Two-phase temp storage.
+template <class Input, class Points, class F, class Op, class T>
+void reduce_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F f, Op op, T identity,
+                  T* d_result, cudaStream_t stream = 0)
+{
+  detail::reduce_impl<Input, Points, F, Op, T, T>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
+}
+
+/// Explicit form of count_pairs: number of pairs with pred(a, b) true (weighted sets: the
+/// sum of w_i w_j over them, in double). Two-phase temp storage.
+template <class Input, class Points, class Pred>
+void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, Pred pred,
+                 detail::count_t<Points>* d_result, cudaStream_t stream = 0)
+{
+  using C = detail::count_t<Points>;
+  // Plain counts add 32-bit integers in the hot loop (folded into 64 bits every tile pair).
+  using Inner = cuda::std::conditional_t<Points::weighted, C, unsigned int>;
+  detail::reduce_impl<Input, Points, Pred, cuda::std::plus<C>, C, Inner>(d_temp, temp_bytes, pairs, pred,
+                                                                         cuda::std::plus<C>{}, C{}, d_result, stream);
+}
+
+/// One-call reduction into device memory (asynchronous; allocates its scratch space
+/// stream-ordered).
+template <class Input = default_input, class Points, class F, class Op, class T>
+void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_result, cudaStream_t stream = 0)
+{
+  std::size_t bytes = 0;
+  reduce_pairs<Input>(nullptr, bytes, pairs, f, op, identity, d_result, stream);
+  detail::device_buffer temp(bytes, stream);
+  reduce_pairs<Input>(temp.data(), bytes, pairs, f, op, identity, d_result, stream);
+}
+
+/// One-call reduction returned to the host (synchronizes `stream`). Point arrays may be
+/// in host or device memory.
+template <class Input = default_input, class Points, class F, class Op, class T>
+T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, cudaStream_t stream = 0)
+{
+  detail::validate(pairs);
+  detail::device_buffer result(sizeof(T), stream);
+  reduce_pairs<Input>(pairs, f, op, identity, result.as<T>(), stream);
+  return detail::copy_to_host(result.as<T>(), stream);
+}
+
+/// One-call count into device memory (asynchronous).
+template <class Input = default_input, class Points, class Pred>
+void count_pairs(pair_set<Points> const& pairs, Pred pred, detail::count_t<Points>* d_result, cudaStream_t stream = 0)
+{
+  std::size_t bytes = 0;
+  count_pairs<Input>(nullptr, bytes, pairs, pred, d_result, stream);
+  detail::device_buffer temp(bytes, stream);
+  count_pairs<Input>(temp.data(), bytes, pairs, pred, d_result, stream);
+}
+
+/// One-call count returned to the host (synchronizes `stream`): pairs with pred(a, b)
+/// true, e.g. `count_pairs(self_pairs(p), within_radius(r))` for the 2PCF's DD(r).
+template <class Input = default_input, class Points, class Pred>
+detail::count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, cudaStream_t stream = 0)
+{
+  detail::validate(pairs);
+  using C = detail::count_t<Points>;
+  detail::device_buffer result(sizeof(C), stream);
+  count_pairs<Input>(pairs, pred, result.as<C>(), stream);
+  return detail::copy_to_host(result.as<C>(), stream);
+}
+
+}  // namespace twobody

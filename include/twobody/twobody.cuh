@@ -1,0 +1,19 @@
+/// \file twobody.cuh
+/// \brief Umbrella header: everything public in twobody.
+#pragma once
+
+#include <twobody/binning.cuh>
+#include <twobody/cpu/backend.cuh>
+#include <twobody/defaults.cuh>
+#include <twobody/error.cuh>
+#include <twobody/functors.cuh>
+#include <twobody/histogram.cuh>
+#include <twobody/input/naive.cuh>
+#include <twobody/input/readonly_tile.cuh>
+#include <twobody/input/shared_tile.cuh>
+#include <twobody/input/shuffle_tile.cuh>
+#include <twobody/output/global_atomics.cuh>
+#include <twobody/output/privatized_histogram.cuh>
+#include <twobody/output/registers.cuh>
+#include <twobody/points.cuh>
+#include <twobody/reduce.cuh>

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Configure, build and run the full twobody test suite.
+# Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90).
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${REPO_ROOT}"
+
+BUILD_DIR="${BUILD_DIR:-build-test}"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+CMAKE_ARGS=(-S . -B "${BUILD_DIR}"
+  -DCMAKE_BUILD_TYPE=Release
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}"
+  -DTWOBODY_BUILD_TESTS=ON
+  -DTWOBODY_BUILD_EXAMPLES=ON
+  -DTWOBODY_BUILD_BENCHMARKS=ON)
+if ! command -v nvcc >/dev/null 2>&1 && [[ -z "${CUDACXX:-}" && -x /usr/local/cuda/bin/nvcc ]]; then
+  CMAKE_ARGS+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+fi
+if [[ ! -f "${BUILD_DIR}/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
+  CMAKE_ARGS+=(-G Ninja)
+fi
+
+cmake "${CMAKE_ARGS[@]}"
+cmake --build "${BUILD_DIR}" -j "${JOBS}"
+ctest --test-dir "${BUILD_DIR}" --output-on-failure -j2

@@ -1,0 +1,155 @@
+// One-call API behaviour: host arrays, empty sets, default compositions, alignment paths,
+// the 32-bit counter flush, and errors that need a GPU to show.
+#include "common.cuh"
+
+#include <twobody/detail/histogram_plan.cuh>
+
+using namespace twobody;
+
+TEST(GpuApi, HostArraysAreStagedAndMatchDeviceArrays)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> h(5000, 99);
+  tbt::device_points<float, 3> d(h);
+  uniform_bins<float> bins(0.25f, 128.25f, 256);
+  auto from_host   = histogram(self_pairs(h.view()), euclidean{}, bins);
+  auto from_device = histogram(self_pairs(d.view()), euclidean{}, bins);
+  EXPECT_EQ(from_host.counts, from_device.counts);
+  EXPECT_EQ(from_host.outside, from_device.outside);
+  EXPECT_EQ(from_host.pairs, 5000ull * 4999 / 2);
+  std::vector<unsigned long long> want(257);
+  cpu::histogram(self_pairs(h.as<double>().view()), euclidean{}, uniform_bins<double>(0.25, 128.25, 256), want.data());
+  from_host.counts.push_back(from_host.outside);
+  EXPECT_EQ(from_host.counts, want);
+  EXPECT_EQ(count_pairs(self_pairs(h.view()), within_radius(9.f)), count_pairs(self_pairs(d.view()), within_radius(9.f)));
+}
+
+TEST(GpuApi, EmptySetsGiveZerosAndTheIdentity)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> none(0, 1), one(1, 2), some(10, 3);
+  tbt::device_points<float, 3> d0(none), d1(one), d10(some);
+  uniform_bins<float> bins(0.f, 10.f, 7);
+  for (auto const& pairs : {self_pairs(d0.view()), self_pairs(d1.view()), cross_pairs(d0.view(), d10.view()),
+                            cross_pairs(d10.view(), d0.view()), ordered_pairs(d1.view())}) {
+    auto counts = tbt::poisoned<unsigned long long>(8);
+    histogram(pairs, euclidean{}, bins, thrust::raw_pointer_cast(counts.data()));
+    thrust::host_vector<unsigned long long> got = counts;
+    for (auto c : got) { EXPECT_EQ(c, 0ull); }
+    EXPECT_EQ(count_pairs(pairs, within_radius(1.f)), 0ull);
+    EXPECT_EQ(reduce_pairs(pairs, euclidean{}, cuda::minimum<float>{}, 42.f), 42.f);
+  }
+}
+
+TEST(GpuApi, MisalignedArraysTakeTheScalarPath)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> h(4097, 5);
+  tbt::device_points<float, 3> d(h);
+  auto shifted = d.view();
+  for (auto& c : shifted.coords) { c += 1; }  // 4-byte aligned only
+  shifted.size -= 1;
+  tbt::host_points<double, 3> hd = h.as<double>();
+  auto hview = hd.view();
+  for (auto& c : hview.coords) { c += 1; }
+  hview.size -= 1;
+  EXPECT_EQ((count_pairs<input::shared_tile<256, 4>>(self_pairs(shifted), within_radius(8.f))),
+            cpu::count_pairs(self_pairs(hview), within_radius(8.0)));
+  EXPECT_EQ((count_pairs<input::shared_tile<128, 2>>(self_pairs(shifted), within_radius(8.f))),
+            cpu::count_pairs(self_pairs(hview), within_radius(8.0)));
+}
+
+TEST(GpuApi, DimensionsOneToSix)
+{
+  TBT_REQUIRE_GPU();
+  auto run = [](auto dim_tag) {
+    constexpr int D = decltype(dim_tag)::value;
+    tbt::host_points<float, D> h(3001, 77, 16);
+    tbt::device_points<float, D> d(h);
+    auto const want = cpu::count_pairs(self_pairs(h.template as<double>().view()), within_radius(5.0));
+    EXPECT_EQ(count_pairs(self_pairs(d.view()), within_radius(5.f)), want) << "D=" << D;
+    EXPECT_EQ((count_pairs<input::shuffle_tile<128, 1>>(self_pairs(d.view()), within_radius(5.f))), want) << "D=" << D;
+  };
+  run(std::integral_constant<int, 1>{});
+  run(std::integral_constant<int, 2>{});
+  run(std::integral_constant<int, 3>{});
+  run(std::integral_constant<int, 4>{});
+  run(std::integral_constant<int, 6>{});
+}
+
+namespace {
+// Drives the privatized agent directly: one block, 32 copies, every thread adds K ones to
+// bin 0. Each counter then receives 32 * K increments, more than 2^32 for K = 2^27 + 5.
+template <bool Flush>
+__global__ void hammer(typename detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024,
+                                                                   false>::params p,
+                       unsigned long long k)
+{
+  using agent = detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024, false>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  typename agent::temp_storage ts;
+  agent a(p, ts, smem);
+  constexpr unsigned long long step = 1ull << 16;
+  for (unsigned long long i = 0; i < k; ++i) {
+    a.accumulate(0.5f);
+    if (Flush && (i % step == step - 1 || i == k - 1)) { a.end_tile(32ull * step); }
+  }
+  a.finish();
+}
+}  // namespace
+
+TEST(GpuApi, SharedCountersAreFlushedBeforeTheyWrap)
+{
+  TBT_REQUIRE_GPU();
+  unsigned long long const k = (1ull << 27) + 5;
+  auto run = [&](auto flush) {
+    auto counts = tbt::poisoned<unsigned long long>(2);
+    cudaMemset(thrust::raw_pointer_cast(counts.data()), 0, 16);
+    using agent = detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024, false>;
+    typename agent::params p{uniform_bins<float>(0.f, 1.f, 1), thrust::raw_pointer_cast(counts.data()), 32, 0, 2,
+                             detail::flush_limit_for<unsigned>(32ull << 16)};
+    hammer<decltype(flush)::value><<<1, 1024, 2 * 32 * sizeof(unsigned)>>>(p, k);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    thrust::host_vector<unsigned long long> got = counts;
+    return got[0];
+  };
+  EXPECT_EQ(run(std::true_type{}), 1024ull * k);
+  // The same work without flushes wraps: the test above can see a missing flush.
+  EXPECT_NE(run(std::false_type{}), 1024ull * k);
+}
+
+TEST(GpuApi, ReduceRejectsTooSmallTempStorage)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> h(1000, 5);
+  tbt::device_points<float, 3> d(h);
+  auto result = tbt::poisoned<unsigned long long>(1);
+  std::size_t bytes = 0;
+  count_pairs<default_input>(nullptr, bytes, self_pairs(d.view()), within_radius(3.f), thrust::raw_pointer_cast(result.data()));
+  EXPECT_GT(bytes, 0u);
+  thrust::device_vector<unsigned char> temp(bytes);
+  std::size_t small = bytes - 1;
+  EXPECT_THROW(count_pairs<default_input>(thrust::raw_pointer_cast(temp.data()), small, self_pairs(d.view()),
+                                          within_radius(3.f), thrust::raw_pointer_cast(result.data())),
+               twobody::error);
+}
+
+TEST(GpuApi, StreamsAreHonoured)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> h(20000, 8);
+  tbt::device_points<float, 3> d(h);
+  cudaStream_t s1, s2;
+  ASSERT_EQ(cudaStreamCreate(&s1), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&s2), cudaSuccess);
+  auto c1 = tbt::poisoned<unsigned long long>(1), c2 = tbt::poisoned<unsigned long long>(1);
+  count_pairs(self_pairs(d.view()), within_radius(4.f), thrust::raw_pointer_cast(c1.data()), s1);
+  count_pairs(self_pairs(d.view()), within_radius(6.f), thrust::raw_pointer_cast(c2.data()), s2);
+  ASSERT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s2), cudaSuccess);
+  auto hd = h.as<double>();
+  EXPECT_EQ(static_cast<unsigned long long>(c1[0]), cpu::count_pairs(self_pairs(hd.view()), within_radius(4.0)));
+  EXPECT_EQ(static_cast<unsigned long long>(c2[0]), cpu::count_pairs(self_pairs(hd.view()), within_radius(6.0)));
+  cudaStreamDestroy(s1);
+  cudaStreamDestroy(s2);
+}

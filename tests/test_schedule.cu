@@ -1,0 +1,149 @@
+// Host-side work decomposition: tile schedule, diagonal pairing, shared-memory plans.
+#include "common.cuh"
+
+#include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/tile_schedule.cuh>
+
+#include <set>
+#include <utility>
+
+using twobody::pair_mode;
+using twobody::detail::tile_schedule;
+
+namespace {
+
+// Walks the schedule the way the kernel does (locate once per block, then advance) for a
+// grid of g blocks and returns how often each tile pair was visited.
+std::map<std::pair<long long, long long>, int> walk(tile_schedule const& s, long long g)
+{
+  std::map<std::pair<long long, long long>, int> seen;
+  for (long long b = 0; b < g; ++b) {
+    long long const first = s.begin_of(b, g), last = s.begin_of(b + 1, g);
+    twobody::size_type row = 0, col = 0;
+    if (first < last) { s.locate(first, row, col); }
+    for (long long f = first; f < last; ++f, s.advance(row, col)) { ++seen[{row, col}]; }
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST(TileSchedule, EveryTilePairExactlyOnce)
+{
+  for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+    for (long long na : {1, 2, 31, 33, 1000, 4097}) {
+      for (long long tile : {32, 128, 1024}) {
+        long long const nb = mode == pair_mode::cross ? na / 3 + 7 : na;
+        auto const s       = tile_schedule::make(mode, na, nb, tile);
+        for (long long g : {1ll, 3ll, 7ll, 264ll}) {
+          auto const seen = walk(s, g);
+          long long expected = 0;
+          for (long long i = 0; i < s.rows; ++i) {
+            for (long long j = (mode == pair_mode::self ? i : 0); j < s.cols; ++j) {
+              ++expected;
+              auto it = seen.find({i, j});
+              ASSERT_TRUE(it != seen.end() && it->second == 1)
+                << twobody::to_string(mode) << " na=" << na << " tile=" << tile << " g=" << g << " (" << i << "," << j << ")";
+            }
+          }
+          EXPECT_EQ(static_cast<long long>(seen.size()), expected);
+          EXPECT_EQ(s.total, expected);
+        }
+      }
+    }
+  }
+}
+
+TEST(TileSchedule, BlocksGetEqualShares)
+{
+  auto const s = tile_schedule::make(pair_mode::self, 1 << 20, 1 << 20, 1024);
+  EXPECT_EQ(s.total, 1024ll * 1025 / 2);
+  long long lo = s.total, hi = 0;
+  for (long long b = 0; b < 264; ++b) {
+    long long const n = s.begin_of(b + 1, 264) - s.begin_of(b, 264);
+    lo = std::min(lo, n);
+    hi = std::max(hi, n);
+  }
+  EXPECT_LE(hi - lo, 1);
+  EXPECT_EQ(s.begin_of(264, 264), s.total);
+}
+
+TEST(TileSchedule, LocateIsExactPastTwoToThe31Points)
+{
+  // 3e9 points in tiles of 256: 11.7 million tiles, 6.9e13 tile pairs; spot-check locate.
+  long long const n = 3'000'000'000ll;
+  auto const s      = tile_schedule::make(pair_mode::self, n, n, 256);
+  EXPECT_EQ(s.rows, (n + 255) / 256);
+  for (long long i : {0ll, 1ll, 12345ll, (long long)(s.rows / 2), (long long)(s.rows - 2), (long long)(s.rows - 1)}) {
+    for (long long dj : {0ll, 1ll}) {
+      long long const j = i + dj;
+      if (j >= s.rows) { continue; }
+      long long const f = s.row_offset(i) + (j - i);
+      twobody::size_type r = -1, c = -1;
+      s.locate(f, r, c);
+      EXPECT_EQ(r, i);
+      EXPECT_EQ(c, j);
+    }
+  }
+  twobody::size_type r = -1, c = -1;
+  s.locate(s.total - 1, r, c);
+  EXPECT_EQ(r, s.rows - 1);
+  EXPECT_EQ(c, s.rows - 1);
+}
+
+TEST(DiagonalPairs, BalancedSchemeVisitsEachUnorderedPairOnce)
+{
+  using namespace twobody::detail;
+  for (int ts : {32, 64, 1024}) {
+    for (int count : {1, 2, 17, ts - 1, ts}) {
+      std::set<std::pair<int, int>> seen;
+      std::vector<int> work(ts, 0);
+      for (int k = 1; k <= ts / 2; ++k) {
+        for (int p = 0; p < ts; ++p) {
+          int const q = diagonal_partner(p, k, ts);
+          if (diagonal_self_pair(p, q, k, ts, count)) {
+            auto key = std::minmax(p, q);
+            EXPECT_TRUE(seen.insert(key).second) << "pair visited twice: " << p << "," << q;
+            ++work[p];
+          }
+        }
+      }
+      EXPECT_EQ(seen.size(), static_cast<std::size_t>(count) * (count - 1) / 2) << "ts=" << ts << " count=" << count;
+      if (count == ts) {  // full tile: every thread does ts/2 or ts/2 - 1 pairs (no divergent triangle)
+        for (int p = 0; p < ts; ++p) { EXPECT_TRUE(work[p] == ts / 2 || work[p] == ts / 2 - 1); }
+      }
+    }
+  }
+}
+
+TEST(PrivatizedPlan, FitsCopiesThenWindows)
+{
+  using twobody::detail::plan_privatized;
+  auto p = plan_privatized(257, 32, 4, 48 * 1024);  // 257 slots * 4 B * 32 = 32.9 KB: fits
+  EXPECT_EQ(p.copies, 32);
+  EXPECT_EQ(p.passes, 1);
+  EXPECT_EQ(p.smem, 257u * 4 * 32);
+  p = plan_privatized(4097, 32, 4, 227 * 1024);  // 16 KB per copy: 14 fit
+  EXPECT_EQ(p.copies, 14);
+  EXPECT_EQ(p.passes, 1);
+  p = plan_privatized(60001, 8, 4, 227 * 1024);  // one copy is 234 KB: windows
+  EXPECT_EQ(p.copies, 1);
+  EXPECT_EQ(p.window, 227 * 1024 / 4);
+  EXPECT_EQ(p.passes, 2);
+  EXPECT_LE(p.smem, 227u * 1024);
+  p = plan_privatized(1, 3, 8, 1024);
+  EXPECT_EQ(p.copies, 3);
+  EXPECT_THROW(plan_privatized(0, 1, 4, 1024), twobody::error);
+  EXPECT_THROW(plan_privatized(10, 0, 4, 1024), twobody::error);
+  EXPECT_THROW(plan_privatized(10, 33, 4, 1024), twobody::error);
+}
+
+TEST(PrivatizedPlan, DefaultCopiesArePowersOfTwoWithinBudget)
+{
+  using twobody::detail::default_copies;
+  EXPECT_EQ(default_copies(17, 4, 48 * 1024), 32);
+  EXPECT_EQ(default_copies(257, 4, 48 * 1024), 32);
+  EXPECT_EQ(default_copies(513, 4, 48 * 1024), 16);
+  EXPECT_EQ(default_copies(4097, 4, 48 * 1024), 2);
+  EXPECT_EQ(default_copies(100000, 4, 48 * 1024), 1);
+}
