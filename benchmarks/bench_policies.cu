@@ -414,7 +414,14 @@ int main(int argc, char** argv)
 {
   config cfg;
   if (!parse_own_flags(argc, argv, cfg)) { return 1; }
+  // Results files say what they were measured on and with which code.
+  if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
   if (have_gpu()) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+      benchmark::AddCustomContext("gpu", prop.name);
+      benchmark::AddCustomContext("gpu_sm_count", std::to_string(prop.multiProcessorCount));
+    }
     register_gpu(cfg);
   } else {
     std::fprintf(stderr, "no CUDA GPU: GPU benchmarks skipped\n");  // stderr: keeps JSON on stdout clean

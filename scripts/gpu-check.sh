@@ -8,7 +8,7 @@
 #   BIN=.gpu scripts/gpu-check.sh        # use prebuilt test_* and bench_* binaries in .gpu/
 #   SKIP_BENCH=1 / SKIP_SANITIZER=1      # leave those parts out
 #   BENCH_FILTER=regex                   # passed to --benchmark_filter
-# Results go to $OUT (default ./gpu-out): test XML, sanitizer logs, bench.json.
+# Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, bench_*.json/log.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -36,24 +36,28 @@ summary=()
 for t in $tests; do
   name=$(basename "$t")
   start=$(date +%s)
-  "$t" --gtest_output="xml:$OUT/$name.xml" > "$OUT/$name.log" 2>&1
+  "$t" > "$OUT/$name.log" 2>&1
   rc=$?
+  { echo "===== $name (rc=$rc)"; cat "$OUT/$name.log"; } >> "$OUT/tests.log"
   [[ $rc -ne 0 ]] && status=1
   passed=$(grep -c '^\[       OK \]' "$OUT/$name.log")
   failed=$(grep -c '^\[  FAILED  \] [A-Za-z]' "$OUT/$name.log")
   skipped=$(grep -c '^\[  SKIPPED \]' "$OUT/$name.log")
   summary+=("$(printf '%-22s rc=%d passed=%d failed=%d skipped=%d (%ds)' "$name" $rc "$passed" "$failed" "$skipped" $(( $(date +%s) - start )))")
   [[ $rc -ne 0 ]] && grep -B2 -A12 'Failure' "$OUT/$name.log" | head -60
+  rm -f "$OUT/$name.log"
 done
 
 if [[ -z "${SKIP_SANITIZER:-}" ]]; then
   export TWOBODY_TEST_QUICK=1
   san() {  # tool binary filter
-    local tool=$1 bin=$2 filter=$3 log="$OUT/sanitizer-$1-$(basename "$2").log"
+    local tool=$1 bin=$2 filter=$3 log="$OUT/sanitizer-current.log"
     timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" --gtest_filter="$filter" > "$log" 2>&1
     local rc=$?
     summary+=("$(printf 'sanitizer %-9s %-20s rc=%d  %s' "$tool" "$(basename "$bin")" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")")
     [[ $rc -ne 0 ]] && status=1 && tail -30 "$log"
+    { echo "===== $tool $(basename "$bin") $filter (rc=$rc)"; cat "$log"; } >> "$OUT/sanitizer.log"
+    rm -f "$log"
   }
   dir=$(dirname "$(echo "$tests" | head -1)")
   san memcheck  "$dir/test_gpu_api"       '-GpuApi.SharedCountersAreFlushedBeforeTheyWrap'

@@ -19,6 +19,7 @@ struct kernel_inputs {
 ///
 /// A persistent grid walks the flat tile-pair schedule; each block owns an equal range.
 /// Thread t of a block holds own points row_start + t + r * B, r < R, in registers.
+/// In self mode f is always called as f(a_i, a_j) with i < j (rows never pass columns).
 /// Off-diagonal tile pairs visit every (own, column) pair; diagonal tiles of self mode use
 /// the balanced scheme of Pitaksirianan et al. Sec. 3.4.1: own point p pairs with
 /// (p + k) mod TS for k = 1..TS/2 (the last step only for p < TS/2), so every thread does
@@ -90,7 +91,20 @@ __global__ void __launch_bounds__(Input::block_threads)
           for (int r = 0; r < R; ++r) {
             int const p = threadIdx.x + r * B;
             int const q = diagonal_partner(p, k, TS);
-            if (diagonal_self_pair(p, q, k, TS, row_count)) { pair_with(r, columns.at(q)); }
+            if (diagonal_self_pair(p, q, k, TS, row_count)) {
+              // Keep self mode's promise f(a_i, a_j) with i < j, so non-symmetric functors see one order.
+              stored const s = columns.at(q);
+              if (q > p) {
+                pair_with(r, s);
+              } else {
+                auto const v = f(s.coords(), own[r]);
+                if constexpr (W) {
+                  out.accumulate(v, own_w[r] * s.weight());
+                } else {
+                  out.accumulate(v);
+                }
+              }
+            }
           }
         }
       } else {  // ordered: every q != p

@@ -99,12 +99,13 @@ struct privatized_histogram_agent {
   {
     __syncthreads();
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
-      Counter sum{};
+      // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.
+      Count sum{};
       for (int c = 0; c < p.copies; ++c) {
-        sum += h[s * p.copies + c];
+        sum += static_cast<Count>(h[s * p.copies + c]);
         h[s * p.copies + c] = Counter{};
       }
-      if (sum != Counter{}) { atomicAdd(p.counts + p.window_begin + s, static_cast<Count>(sum)); }
+      if (sum != Count{}) { atomicAdd(p.counts + p.window_begin + s, sum); }
     }
     __syncthreads();
   }
