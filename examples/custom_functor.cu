@@ -7,6 +7,8 @@
 //   example_custom_functor [N]      (default N = 2^18 on the GPU, 2^14 on the CPU fallback)
 #include <twobody/twobody.cuh>
 
+#include "example_common.hpp"
+
 #include <cuda/std/functional>
 #include <cuda_runtime_api.h>
 
@@ -31,43 +33,17 @@ struct gaussian_kernel {
   }
 };
 
-namespace {
-
-bool have_gpu()
-{
-  int n                    = 0;
-  cudaError_t const status = cudaGetDeviceCount(&n);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
-}  // namespace
-
 int main(int argc, char** argv)
 {
   try {
-    bool const gpu = have_gpu();
-    if (!gpu) { std::printf("no CUDA GPU found: running on the CPU backend (twobody::cpu)\n"); }
-    long long const n = argc > 1 ? std::atoll(argv[1]) : (gpu ? (1ll << 18) : (1ll << 14));
-    if (n < 2) {
-      std::fprintf(stderr, "usage: %s [N >= 2]\n", argv[0]);
-      return 1;
-    }
+    bool const gpu = example::announce_backend();
+    long long const n = example::point_count(argc, argv, 1ll << 18, 1ll << 14, gpu);
+    if (n == 0) { return 1; }
     float const box = 100.f;
     float const h   = 2.f;  // kernel width
 
-    std::mt19937 rng(2024);
-    std::uniform_real_distribution<float> u(0.f, box);
-    std::vector<float> x(n), y(n), z(n);
-    for (long long i = 0; i < n; ++i) {
-      x[i] = u(rng);
-      y[i] = u(rng);
-      z[i] = u(rng);
-    }
-    auto const pairs = twobody::self_pairs(twobody::make_points(n, x.data(), y.data(), z.data()));
+    example::cloud const pts = example::uniform_box(n, box, 2024);  // [0, box)^3, fixed seed
+    auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
     gaussian_kernel const kernel{1.f / (2.f * h * h)};
 
     double sum     = 0;

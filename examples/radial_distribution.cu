@@ -7,6 +7,8 @@
 //   example_rdf [N]      (default N = 2^17 on the GPU, 2^14 on the CPU fallback)
 #include <twobody/twobody.cuh>
 
+#include "example_common.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -15,49 +17,18 @@
 #include <random>
 #include <vector>
 
-namespace {
-
-bool have_gpu()
-{
-  int n                    = 0;
-  cudaError_t const status = cudaGetDeviceCount(&n);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
-}  // namespace
-
 int main(int argc, char** argv)
 {
   try {
-    bool const gpu = have_gpu();
-    if (!gpu) { std::printf("no CUDA GPU found: running on the CPU backend (twobody::cpu)\n"); }
-    long long const n = argc > 1 ? std::atoll(argv[1]) : (gpu ? (1ll << 17) : (1ll << 14));
-    if (n < 2) {
-      std::fprintf(stderr, "usage: %s [N >= 2]\n", argv[0]);
-      return 1;
-    }
+    bool const gpu = example::announce_backend();
+    long long const n = example::point_count(argc, argv, 1ll << 17, 1ll << 14, gpu);
+    if (n == 0) { return 1; }
     float const L   = 50.f;
     int const nbins = 100;
     float const rmax = 25.f;  // half the box: minimum-image shells are complete up to L/2
 
-    // Coordinates must lie in [0, L): guard against uniform_real_distribution returning L.
-    std::mt19937 rng(1234);
-    std::uniform_real_distribution<float> u(0.f, L);
-    auto draw = [&] {
-      float v = u(rng);
-      return v < L ? v : 0.f;
-    };
-    std::vector<float> x(n), y(n), z(n);
-    for (long long i = 0; i < n; ++i) {
-      x[i] = draw();
-      y[i] = draw();
-      z[i] = draw();
-    }
-    auto const pairs = twobody::self_pairs(twobody::make_points(n, x.data(), y.data(), z.data()));
+    example::cloud const pts = example::uniform_box(n, L, 1234);  // [0, L)^3, fixed seed
+    auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
     auto const dist  = twobody::make_periodic_euclidean(L, L, L);
     twobody::uniform_bins<float> const bins(0.f, rmax, nbins);
 

@@ -6,6 +6,8 @@
 //   example_sdh [N]      (default N = 2^18 on the GPU, 2^14 on the CPU fallback)
 #include <twobody/twobody.cuh>
 
+#include "example_common.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -26,17 +28,6 @@
 
 namespace {
 
-bool have_gpu()
-{
-  int n                    = 0;
-  cudaError_t const status = cudaGetDeviceCount(&n);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
 /// Device copy of one coordinate array, freed on scope exit.
 struct device_array {
   float* ptr = nullptr;
@@ -55,24 +46,13 @@ struct device_array {
 int main(int argc, char** argv)
 {
   try {
-    bool const gpu = have_gpu();
-    if (!gpu) { std::printf("no CUDA GPU found: running on the CPU backend (twobody::cpu)\n"); }
-    long long const n = argc > 1 ? std::atoll(argv[1]) : (gpu ? (1ll << 18) : (1ll << 14));
-    if (n < 2) {
-      std::fprintf(stderr, "usage: %s [N >= 2]\n", argv[0]);
-      return 1;
-    }
+    bool const gpu = example::announce_backend();
+    long long const n = example::point_count(argc, argv, 1ll << 18, 1ll << 14, gpu);
+    if (n == 0) { return 1; }
     float const box = 100.f;
     int const nbins = 256;
 
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(0.f, box);
-    std::vector<float> x(n), y(n), z(n);
-    for (long long i = 0; i < n; ++i) {
-      x[i] = u(rng);
-      y[i] = u(rng);
-      z[i] = u(rng);
-    }
+    example::cloud const pts = example::uniform_box(n, box, 7);  // [0, box)^3, fixed seed
     twobody::uniform_bins<float> const bins(0.f, box * std::sqrt(3.f), nbins);
 
     std::vector<unsigned long long> counts;
@@ -80,7 +60,7 @@ int main(int argc, char** argv)
     unsigned long long npairs  = 0;
     double seconds             = 0;
     if (gpu) {
-      device_array dx(x), dy(y), dz(z);
+      device_array dx(pts.x), dy(pts.y), dz(pts.z);
       auto const pairs = twobody::self_pairs(twobody::make_points(n, dx.ptr, dy.ptr, dz.ptr));
       (void)twobody::histogram(pairs, twobody::euclidean{}, bins);  // warm-up; not timed
       auto const t0 = std::chrono::steady_clock::now();
@@ -90,7 +70,7 @@ int main(int argc, char** argv)
       outside       = h.outside;
       npairs        = h.pairs;
     } else {
-      auto const pairs = twobody::self_pairs(twobody::make_points(n, x.data(), y.data(), z.data()));
+      auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
       std::vector<unsigned long long> all(bins.size() + 1);
       auto const t0 = std::chrono::steady_clock::now();
       twobody::cpu::histogram(pairs, twobody::euclidean{}, bins, all.data());

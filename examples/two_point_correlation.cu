@@ -6,6 +6,8 @@
 //   example_2pcf [N]      (default N = 2^18 on the GPU, 2^15 on the CPU fallback)
 #include <twobody/twobody.cuh>
 
+#include "example_common.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -14,44 +16,18 @@
 #include <random>
 #include <vector>
 
-namespace {
-
-bool have_gpu()
-{
-  int n                  = 0;
-  cudaError_t const status = cudaGetDeviceCount(&n);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
-}  // namespace
-
 int main(int argc, char** argv)
 {
   try {
-    bool const gpu = have_gpu();
-    if (!gpu) { std::printf("no CUDA GPU found: running on the CPU backend (twobody::cpu)\n"); }
-    long long const n = argc > 1 ? std::atoll(argv[1]) : (gpu ? (1ll << 18) : (1ll << 15));
-    if (n < 2) {
-      std::fprintf(stderr, "usage: %s [N >= 2]\n", argv[0]);
-      return 1;
-    }
+    bool const gpu = example::announce_backend();
+    long long const n = example::point_count(argc, argv, 1ll << 18, 1ll << 15, gpu);
+    if (n == 0) { return 1; }
     float const box = 100.f;
     float const r   = 5.f;
 
     // Host data, fixed seed. The one-call functions stage host arrays to the device.
-    std::mt19937 rng(42);
-    std::uniform_real_distribution<float> u(0.f, box);
-    std::vector<float> x(n), y(n), z(n);
-    for (long long i = 0; i < n; ++i) {
-      x[i] = u(rng);
-      y[i] = u(rng);
-      z[i] = u(rng);
-    }
-    auto const pairs = twobody::self_pairs(twobody::make_points(n, x.data(), y.data(), z.data()));
+    example::cloud const pts = example::uniform_box(n, box, 42);  // [0, box)^3, fixed seed
+    auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
     auto const pred  = twobody::within_radius(r);
 
     unsigned long long dd = 0;

@@ -142,6 +142,19 @@ V const& cached(std::string const& key, Make&& make)
   return it->second;
 }
 
+/// The input policies (and block sizes) x value types every device test suite runs over.
+template <class Input, class T>
+struct config {
+  using input = Input;
+  using value = T;
+};
+using policy_configs =
+  ::testing::Types<config<twobody::input::shared_tile<256, 4>, float>, config<twobody::input::shared_tile<256, 4>, double>,
+                   config<twobody::input::shared_tile<128, 1>, float>, config<twobody::input::readonly_tile<64, 2>, float>,
+                   config<twobody::input::readonly_tile<256, 4>, double>, config<twobody::input::shuffle_tile<256, 4>, float>,
+                   config<twobody::input::shuffle_tile<128, 2>, double>, config<twobody::input::naive<128>, float>,
+                   config<twobody::input::naive<256>, double>>;
+
 inline char const* mode_name(twobody::pair_mode m) { return twobody::to_string(m); }
 
 }  // namespace tbt

@@ -6,12 +6,6 @@ using namespace twobody;
 
 namespace {
 
-template <class Input, class T>
-struct config {
-  using input = Input;
-  using value = T;
-};
-
 // Bin layouts on exact data (integer coordinates in [0, 64)^3): squared distances are
 // integers and every edge sits half-way between two of them or is dyadic, and Euclidean
 // distances stay >= 2.8e-4 away from the edges 0.25 + k/2, far beyond rounding.
@@ -111,12 +105,7 @@ void check(pair_mode m, sizes s, layout l, Policy policy, char const* policy_nam
 template <class C>
 class GpuHistogram : public ::testing::Test {};
 
-using configs = ::testing::Types<config<input::shared_tile<256, 4>, float>, config<input::shared_tile<256, 4>, double>,
-                                 config<input::shared_tile<128, 1>, float>, config<input::readonly_tile<64, 2>, float>,
-                                 config<input::readonly_tile<256, 4>, double>, config<input::shuffle_tile<256, 4>, float>,
-                                 config<input::shuffle_tile<128, 2>, double>, config<input::naive<128>, float>,
-                                 config<input::naive<256>, double>>;
-TYPED_TEST_SUITE(GpuHistogram, configs);
+TYPED_TEST_SUITE(GpuHistogram, tbt::policy_configs);
 
 TYPED_TEST(GpuHistogram, MatchesCpuBackend)
 {

@@ -6,12 +6,6 @@ using namespace twobody;
 
 namespace {
 
-template <class Input, class T>
-struct config {
-  using input = Input;
-  using value = T;
-};
-
 /// A user monoid: number of pairs and the sum of their squared distances at once.
 struct count_and_sum {
   unsigned long long n;
@@ -73,12 +67,7 @@ auto gpu_count(pair_set<P> const& pairs, float r)
 template <class C>
 class GpuReduce : public ::testing::Test {};
 
-using configs = ::testing::Types<config<input::shared_tile<256, 4>, float>, config<input::shared_tile<256, 4>, double>,
-                                 config<input::shared_tile<128, 1>, float>, config<input::readonly_tile<64, 2>, float>,
-                                 config<input::readonly_tile<256, 4>, double>, config<input::shuffle_tile<256, 4>, float>,
-                                 config<input::shuffle_tile<128, 2>, double>, config<input::naive<128>, float>,
-                                 config<input::naive<256>, double>>;
-TYPED_TEST_SUITE(GpuReduce, configs);
+TYPED_TEST_SUITE(GpuReduce, tbt::policy_configs);
 
 TYPED_TEST(GpuReduce, MatchesCpuBackend)
 {
