@@ -19,6 +19,8 @@
 //   python3 scripts/table_from_bench.py sdh.json
 #include <twobody/twobody.cuh>
 
+#include "../examples/example_common.hpp"  // have_gpu()
+
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
@@ -361,17 +363,6 @@ void register_cpu()
   }
 }
 
-bool have_gpu()
-{
-  int n                    = 0;
-  cudaError_t const status = cudaGetDeviceCount(&n);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
 /// Parses and removes our own flags from argv; returns false on a bad value.
 bool parse_own_flags(int& argc, char** argv, config& cfg)
 {
@@ -416,7 +407,7 @@ int main(int argc, char** argv)
   if (!parse_own_flags(argc, argv, cfg)) { return 1; }
   // Results files say what they were measured on and with which code.
   if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
-  if (have_gpu()) {
+  if (example::have_gpu()) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
       benchmark::AddCustomContext("gpu", prop.name);
