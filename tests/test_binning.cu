@@ -56,6 +56,44 @@ TEST(UniformBins, ManyBinsStayExactForDyadicWidths)
   EXPECT_EQ(b(15000.f), 60000);
 }
 
+TEST(UniformBins, FloatBinIsTheFloorOfTheExactProduct)
+{
+  // 0.1f * 30 is 3.0000001192... exactly; rounded to float it would be 3: both give bin 3.
+  // 0.7f * 10 is 6.9999998808... exactly (bin 6), though it rounds to 7.0f in float.
+  uniform_bins<float> b(0.f, 1.f, 10);  // inv_width 10
+  EXPECT_EQ(b(0.7f), 6);
+  EXPECT_EQ(b(0.3f), 3);  // 0.3f * 10 = 3.0000001192...
+  EXPECT_EQ(b(-0.f), 0);
+  EXPECT_EQ(b(-1e-30f), 10);
+  EXPECT_EQ(b(std::numeric_limits<float>::infinity()), 10);
+  EXPECT_EQ(b(std::numeric_limits<float>::quiet_NaN()), 10);
+  EXPECT_EQ(b(std::nextafter(1.f, 0.f)), 9);
+  EXPECT_THROW(uniform_bins<float>(0.f, 1.f, (1 << 22) + 1), twobody::error);
+  EXPECT_NO_THROW(uniform_bins<float>(0.f, 1.f, 1 << 22));
+}
+
+TEST(DistanceBins, BinsTheSquareRootOfSquaredDistances)
+{
+  twobody::distance_bins<float> b(10.f, 5);  // width 2 in distance
+  EXPECT_EQ(b.size(), 5);
+  EXPECT_EQ(b(0.f), 0);
+  EXPECT_EQ(b(3.99f), 0);   // r < 2
+  EXPECT_EQ(b(4.f), 1);     // r = 2: edges belong to the upper bin
+  EXPECT_EQ(b(35.f), 2);    // r = 5.92
+  EXPECT_EQ(b(99.99f), 4);  // r < 10
+  EXPECT_EQ(b(100.f), 5);   // r = 10: outside
+  EXPECT_EQ(b(-1.f), 5);    // not a squared distance
+  EXPECT_EQ(b(std::numeric_limits<float>::quiet_NaN()), 5);
+  EXPECT_EQ(b(std::numeric_limits<float>::infinity()), 5);
+  EXPECT_EQ(b.edge(3), 6.f);
+  EXPECT_THROW(twobody::distance_bins<float>(0.f, 4), twobody::error);
+  EXPECT_THROW(twobody::distance_bins<float>(-1.f, 4), twobody::error);
+  EXPECT_THROW(twobody::distance_bins<float>(std::nanf(""), 4), twobody::error);
+  EXPECT_THROW(twobody::distance_bins<double>(1.0, 0), twobody::error);
+  twobody::distance_bins<double> d(1.0, 4);
+  EXPECT_EQ(d(0.0625), 1);  // r = 0.25
+}
+
 TEST(LogBins, EdgesAndOutside)
 {
   twobody::log_bins<double> b(1.0, 1000.0, 3);  // decades
