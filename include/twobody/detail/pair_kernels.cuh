@@ -5,6 +5,15 @@
 
 namespace twobody::detail {
 
+/// Output agents that keep one accumulator per own point (per-point reductions) declare
+/// `static constexpr bool per_row = true`: the kernels then call accumulate_row(r, v) with
+/// the own point's register slot r, and end_row(row_start, row_count) whenever a thread's
+/// own points change and at the end.
+template <class Agent, class = void>
+struct is_per_row_agent : cuda::std::false_type {};
+template <class Agent>
+struct is_per_row_agent<Agent, cuda::std::void_t<decltype(Agent::per_row)>> : cuda::std::bool_constant<Agent::per_row> {};
+
 /// Everything a pair kernel needs to know about its inputs; trivially copyable.
 template <class Points>
 struct kernel_inputs {
@@ -57,6 +66,9 @@ __global__ void __launch_bounds__(Input::block_threads)
   for (size_type f_idx = first; f_idx < last; ++f_idx, sched.advance(row, col)) {
     size_type const row_start = row * TS;
     if (row != loaded_row) {
+      if constexpr (is_per_row_agent<Agent>::value) {
+        if (loaded_row >= 0) { out.end_row(loaded_row * TS, row_count); }
+      }
       loaded_row = row;
       row_count  = static_cast<int>(in.a.size - row_start < TS ? in.a.size - row_start : TS);
 #pragma unroll
@@ -74,14 +86,16 @@ __global__ void __launch_bounds__(Input::block_threads)
     size_type const col_start = col * TS;
     int const col_count       = static_cast<int>(in.b.size - col_start < TS ? in.b.size - col_start : TS);
 
-    auto pair_with = [&](int r, stored const& s) {
-      auto const v = f(own[r], s.coords());
-      if constexpr (W) {
+    auto emit = [&](int r, auto const& v, stored const& s) {
+      if constexpr (is_per_row_agent<Agent>::value) {
+        out.accumulate_row(r, v);
+      } else if constexpr (W) {
         out.accumulate(v, own_w[r] * s.weight());
       } else {
         out.accumulate(v);
       }
     };
+    auto pair_with = [&](int r, stored const& s) { emit(r, f(own[r], s.coords()), s); };
 
     if (sched.is_diagonal(row, col)) {
       columns.stage(row_start, row_count);
@@ -94,16 +108,7 @@ __global__ void __launch_bounds__(Input::block_threads)
             if (diagonal_self_pair(p, q, k, TS, row_count)) {
               // Keep self mode's promise f(a_i, a_j) with i < j, so non-symmetric functors see one order.
               stored const s = columns.at(q);
-              if (q > p) {
-                pair_with(r, s);
-              } else {
-                auto const v = f(s.coords(), own[r]);
-                if constexpr (W) {
-                  out.accumulate(v, own_w[r] * s.weight());
-                } else {
-                  out.accumulate(v);
-                }
-              }
+              emit(r, q > p ? f(own[r], s.coords()) : f(s.coords(), own[r]), s);
             }
           }
         }
@@ -131,6 +136,9 @@ __global__ void __launch_bounds__(Input::block_threads)
       });
     }
     out.end_tile(static_cast<unsigned long long>(row_count) * static_cast<unsigned long long>(col_count));
+  }
+  if constexpr (is_per_row_agent<Agent>::value) {
+    if (loaded_row >= 0) { out.end_row(loaded_row * TS, row_count); }
   }
   out.finish();
 }
@@ -165,7 +173,9 @@ __global__ void __launch_bounds__(Input::block_threads)
       for (; j < j1; ++j) {
         if (in.mode == pair_mode::ordered && j == i) { continue; }
         auto const v = f(own, in.b[j]);
-        if constexpr (W) {
+        if constexpr (is_per_row_agent<Agent>::value) {
+          out.accumulate_row(0, v);
+        } else if constexpr (W) {
           out.accumulate(v, own_w * in.b.weight(j));
         } else {
           out.accumulate(v);
@@ -173,6 +183,10 @@ __global__ void __launch_bounds__(Input::block_threads)
       }
     }
     out.end_tile(static_cast<unsigned long long>(B) * static_cast<unsigned long long>(j1 - j0));
+  }
+  if constexpr (is_per_row_agent<Agent>::value) {
+    size_type const rows = in.a.size - block_first;
+    out.end_row(block_first, static_cast<int>(rows < B ? rows : B));
   }
   out.finish();
 }

@@ -73,8 +73,13 @@ struct shared_column_source {
   __device__ void for_each(size_type start, int count, Visit&& visit)
   {
     stage(start, count);
+    if (count == tile) {  // full tiles: a compile-time trip count lets the loop unroll cleanly
+#pragma unroll 8
+      for (int j = 0; j < tile; ++j) { visit(storage.pts[j]); }
+    } else {
 #pragma unroll 4
-    for (int j = 0; j < count; ++j) { visit(storage.pts[j]); }
+      for (int j = 0; j < count; ++j) { visit(storage.pts[j]); }
+    }
   }
 };
 

@@ -40,12 +40,18 @@ struct shuffle_column_source {
       int const in_chunk = count - base < 32 ? count - base : 32;  // warp-uniform
       stored mine{};
       if (lane < in_chunk) { mine = load(start + base + lane); }
-#pragma unroll 4
-      for (int k = 0; k < in_chunk; ++k) {
+      auto visit_lane = [&](int k) {
         stored b;
 #pragma unroll
         for (int v = 0; v < values; ++v) { b.v[v] = __shfl_sync(0xffffffffu, mine.v[v], k); }
         visit(b);
+      };
+      if (in_chunk == 32) {  // full chunks: compile-time trip count
+#pragma unroll 8
+        for (int k = 0; k < 32; ++k) { visit_lane(k); }
+      } else {
+#pragma unroll 4
+        for (int k = 0; k < in_chunk; ++k) { visit_lane(k); }
       }
     }
   }

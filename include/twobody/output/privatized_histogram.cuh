@@ -52,11 +52,15 @@ struct privatized_histogram_agent {
 
   params p;
   Counter* h;
-  int my_copy;
+  int stride_bytes;  ///< bytes between the counters of one copy
+  int mine_bytes;    ///< byte offset of this lane's copy
   unsigned long long pending = 0;
 
   __device__ privatized_histogram_agent(params const& p_, temp_storage&, void* dyn)
-    : p(p_), h(static_cast<Counter*>(dyn)), my_copy((threadIdx.x & 31) % p_.copies)
+    : p(p_),
+      h(static_cast<Counter*>(dyn)),
+      stride_bytes(p_.copies * int(sizeof(Counter))),
+      mine_bytes((threadIdx.x & 31) % p_.copies * int(sizeof(Counter)))
   {
     int const words = p.window_size * p.copies;
     for (int i = threadIdx.x; i < words; i += BlockThreads) { h[i] = Counter{}; }
@@ -69,7 +73,8 @@ struct privatized_histogram_agent {
       slot -= p.window_begin;
       if (static_cast<unsigned>(slot) >= static_cast<unsigned>(p.window_size)) { return; }
     }
-    atomicAdd(h + slot * p.copies + my_copy, c);
+    // Byte offsets keep the address one IMAD (slot * stride + mine) in the hot loop.
+    atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (slot * stride_bytes + mine_bytes)), c);
   }
 
   template <class V>
