@@ -108,3 +108,26 @@ TEST(CpuBackend, EmptyAndRejected)
   bad.size = -1;
   EXPECT_THROW(twobody::cpu::count_pairs(twobody::self_pairs(bad), twobody::within_radius(1.f)), twobody::error);
 }
+
+TEST(CpuBackend, PerPointSumsMatchBruteForce)
+{
+  tbt::host_points<double, 2> a(300, 61), b(170, 62);
+  for (auto m : {twobody::pair_mode::cross, twobody::pair_mode::ordered}) {
+    auto const pairs = tbt::make_pairs(m, a.view(), b.view());
+    std::vector<double> got(300, -1.0);
+    twobody::cpu::sum_per_point(pairs, twobody::squared_euclidean{}, got.data());
+    auto const& bb = m == twobody::pair_mode::cross ? b : a;
+    for (std::int64_t i = 0; i < a.n; ++i) {
+      double want = 0;
+      for (std::int64_t j = 0; j < bb.n; ++j) {
+        if (m == twobody::pair_mode::ordered && i == j) { continue; }
+        double const dx = a.c[0][i] - bb.c[0][j], dy = a.c[1][i] - bb.c[1][j];
+        want += dx * dx + dy * dy;
+      }
+      EXPECT_EQ(got[i], want) << i;
+    }
+  }
+  std::vector<double> out(300);
+  EXPECT_THROW(twobody::cpu::sum_per_point(twobody::self_pairs(a.view()), twobody::squared_euclidean{}, out.data()),
+               twobody::error);
+}

@@ -46,6 +46,18 @@ TEST(Errors, MessagesSayWhatToChange)
   }
 }
 
+TEST(Errors, PerPointSumsNeedPartners)
+{
+  auto p = twobody::make_points(8, some_floats, some_floats, some_floats);
+  float out[8];
+  // Self pairs visit each pair once: no per-point meaning, rejected before any device work.
+  EXPECT_THROW(twobody::sum_per_point(twobody::self_pairs(p), twobody::gaussian_kernel(1.f), out), twobody::error);
+  float* null_out = nullptr;
+  EXPECT_THROW(twobody::sum_per_point(twobody::ordered_pairs(p), twobody::gaussian_kernel(1.f), null_out), twobody::error);
+  EXPECT_THROW(twobody::gaussian_kernel(0.f), twobody::error);
+  EXPECT_THROW(twobody::gaussian_kernel(std::nanf("")), twobody::error);
+}
+
 TEST(Errors, WeightedSetsNeedWeights)
 {
   auto p = twobody::make_weighted_points<float>(8, nullptr, some_floats, some_floats);

@@ -13,7 +13,9 @@
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/output/global_atomics.cuh>
+#include <twobody/output/per_point.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/output/registers.cuh>
+#include <twobody/per_point.cuh>
 #include <twobody/points.cuh>
 #include <twobody/reduce.cuh>

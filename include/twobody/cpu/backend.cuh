@@ -130,4 +130,22 @@ cuda::std::conditional_t<Points::weighted, double, unsigned long long> count_pai
   return cpu::reduce_pairs(pairs, pred, cuda::std::plus<C>{}, C{});
 }
 
+/// out[i] = sum over the partners j of a_i of f(a_i, b_j) (cross: all of B; ordered: j != i).
+template <class Points, class F, class Out>
+void sum_per_point(pair_set<Points> const& pairs, F f, Out* out)
+{
+  static_assert(!Points::weighted, "cpu::sum_per_point: weighted point sets are not supported");
+  detail::validate(pairs);
+  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
+                  "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
+  Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+#pragma omp parallel for schedule(guided)
+  for (std::int64_t i = 0; i < pairs.a.size; ++i) {
+    Out acc{};
+    auto const p = pairs.a[i];
+    detail::for_each_partner(pairs, i, [&](std::int64_t j) { acc += static_cast<Out>(f(p, b[j])); });
+    out[i] = acc;
+  }
+}
+
 }  // namespace twobody::cpu

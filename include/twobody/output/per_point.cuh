@@ -1,0 +1,63 @@
+/// \file per_point.cuh
+/// \brief Output policy for per-point reductions: out[i] = sum over partners j of f(a_i, b_j)
+/// (kernel density estimates, Gaussian kernel sums, neighbour counts per point).
+///
+/// Each thread sums the pairs of each of its own points in registers; when its own points
+/// change (and at the end) it adds the partial sums to the output with one global atomic
+/// per point, so the atomics are few (one per point and row-tile visit), not one per pair.
+#pragma once
+
+#include <twobody/points.cuh>
+
+namespace twobody {
+namespace output {
+
+/// Sum per own point (the A side) in registers.
+struct per_point_sum {
+  static constexpr char const* name = "per_point_sum";
+};
+
+}  // namespace output
+
+namespace detail {
+
+template <class Out, int BlockThreads, int PointsPerThread>
+struct per_point_sum_agent {
+  static constexpr bool per_row = true;
+  struct params {
+    Out* out;  ///< one slot per point of A, zeroed before the launch
+  };
+  struct temp_storage {};
+
+  params p;
+  Out acc[PointsPerThread];
+
+  __device__ per_point_sum_agent(params const& p_, temp_storage&, void*) : p(p_)
+  {
+#pragma unroll
+    for (int r = 0; r < PointsPerThread; ++r) { acc[r] = Out{}; }
+  }
+
+  template <class V>
+  __device__ void accumulate_row(int r, V const& v)
+  {
+    acc[r] += static_cast<Out>(v);
+  }
+
+  /// Own point r of this thread is row_start + threadIdx.x + r * BlockThreads.
+  __device__ void end_row(size_type row_start, int row_count)
+  {
+#pragma unroll
+    for (int r = 0; r < PointsPerThread; ++r) {
+      int const i = static_cast<int>(threadIdx.x) + r * BlockThreads;
+      if (i < row_count && acc[r] != Out{}) { atomicAdd(p.out + row_start + i, acc[r]); }
+      acc[r] = Out{};
+    }
+  }
+
+  __device__ void end_tile(unsigned long long) {}
+  __device__ void finish() {}
+};
+
+}  // namespace detail
+}  // namespace twobody
