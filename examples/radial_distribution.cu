@@ -1,5 +1,5 @@
 // Radial distribution function g(r) of N points in a periodic cubic box of side 50,
-// using minimum-image distances (twobody::make_periodic_euclidean). With
+// using minimum-image distances (twobody::make_periodic_squared_euclidean, distance_bins). With
 // count_k the number of unordered pairs in shell k and rho = N / V,
 //     g(r_k) = 2 count_k / (N rho V_shell,k),   V_shell,k = 4/3 pi (r_{k+1}^3 - r_k^3).
 // For uniform random (ideal gas) points g(r) ~ 1 at every r.
@@ -29,8 +29,9 @@ int main(int argc, char** argv)
 
     example::cloud const pts = example::uniform_box(n, L, 1234);  // [0, L)^3, fixed seed
     auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
-    auto const dist  = twobody::make_periodic_euclidean(L, L, L);
-    twobody::uniform_bins<float> const bins(0.f, rmax, nbins);
+    // Squared minimum-image distances binned by distance (the square root folded into the bin).
+    auto const dist  = twobody::make_periodic_squared_euclidean(L, L, L);
+    twobody::distance_bins<float> const bins(rmax, nbins);
 
     std::vector<unsigned long long> counts;
     double seconds = 0;
