@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs on a machine with an NVIDIA GPU (e.g. through the device tool): builds (unless
 # prebuilt binaries are given), runs every test, compute-sanitizer memcheck and racecheck
-# on a representative subset, and the policy benchmarks; prints a short summary last.
+# on a representative subset, and the benchmark suite; prints a short summary last.
 #
 #   scripts/gpu-check.sh                 # build into build-gpu/ (needs GoogleTest/Benchmark,
 #                                        #  e.g. the .deps prefix from shared/tools/pack-gpu-deps.sh)
 #   BIN=.gpu scripts/gpu-check.sh        # use prebuilt test_* and bench_* binaries in .gpu/
 #   SKIP_BENCH=1 / SKIP_SANITIZER=1      # leave those parts out
-#   BENCH_FILTER=regex                   # passed to --benchmark_filter
-# Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, bench_*.json/log.
+#   BENCH_ARGS="--benchmark_filter=sdh"  # passed to bench_suite; SKIP_NCU=1 leaves out the counters,
+#                                        #  SKIP_SUITE=1 the suite (SASS mix and counters only)
+# Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, <gpu>-<date>.json/.log/.md
+# (benchmarks), sass_mix.txt (hot-loop instruction mix), ncu.txt (hardware counters).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,10 +27,10 @@ if [[ -z "${BIN:-}" ]]; then
         -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DTWOBODY_BUILD_EXAMPLES=ON > "$OUT/configure.log" 2>&1 \
     && cmake --build "$BIN" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log" "$OUT/configure.log"; exit 1; }
   tests=$(find "$BIN/tests" -maxdepth 1 -name 'test_*' -type f -executable | sort)
-  benches=$(find "$BIN/benchmarks" -maxdepth 1 -name 'bench_*' -type f -executable 2>/dev/null | sort)
+  BIN_DIR="$BIN/benchmarks"
 else
   tests=$(find "$BIN" -maxdepth 1 -name 'test_*' -type f -executable | sort)
-  benches=$(find "$BIN" -maxdepth 1 -name 'bench_*' -type f -executable | sort)
+  BIN_DIR="$BIN"
 fi
 
 status=0
@@ -66,17 +68,32 @@ if [[ -z "${SKIP_SANITIZER:-}" ]]; then
   san racecheck "$dir/test_gpu_histogram" 'GpuHistogramExtras.*'
   san racecheck "$dir/test_gpu_api"       'GpuApi.HostArrays*:GpuApi.Misaligned*:GpuApi.EmptySets*'
   san synccheck "$dir/test_gpu_api"       'GpuApi.HostArrays*:GpuApi.Misaligned*'
+  san memcheck  "$dir/test_gpu_fast_paths" 'GpuFastPaths.PerPoint*:GpuFastPaths.WithinRadius*:GpuFastPaths.DistanceBins*'
+  san racecheck "$dir/test_gpu_fast_paths" 'GpuFastPaths.DistanceBins*'
   unset TWOBODY_TEST_QUICK
 fi
 
 if [[ -z "${SKIP_BENCH:-}" ]]; then
-  for b in $benches; do
-    name=$(basename "$b")
-    "$b" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} \
-      > "$OUT/$name.log" 2>&1 || status=1
-    summary+=("$name rc=$? -> $OUT/$name.json")
-    if [[ -f scripts/table_from_bench.py && -f "$OUT/$name.json" ]]; then python3 scripts/table_from_bench.py "$OUT/$name.json"; fi
-  done
+  # Hot-loop instruction mix (SASS) of the suite's kernels: evidence for what bounds them.
+  if command -v cuobjdump >/dev/null; then
+    cuobjdump -sass "$BIN_DIR/bench_suite" > "$OUT/suite.sass" 2>/dev/null \
+      && python3 scripts/sass_mix.py "$OUT/suite.sass" --filter 'tiled_pair_kernel.*(within_radius_fnIfE|distance_bins.*Lb0E)' > "$OUT/sass_mix.txt" 2>&1
+    rm -f "$OUT/suite.sass"
+  fi
+  # A few hardware counters at one size (clock control off: the clocks the benchmarks see).
+  if [[ -z "${SKIP_NCU:-}" ]] && command -v ncu >/dev/null; then
+    metrics=sm__cycles_elapsed.avg,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum
+    for f in '2pcf/shared_tile8\+registers/262144' 'sdh256/shared_tile8\+warp_privatized32/262144' 'rdf256/shared_tile8\+warp_privatized32/262144' 'sdh4096/shared_tile8\+warp_privatized4/262144'; do
+      echo "== $f" >> "$OUT/ncu.txt"
+      timeout 120 ncu --clock-control none -k regex:tiled_pair_kernel -s 1 -c 1 --metrics "$metrics" \
+        "$BIN_DIR/bench_suite" --benchmark_filter="^$f" --benchmark_repetitions=1 --sizes=262144 2>&1 \
+        | grep -E 'tiled_pair_kernel|sm__|smsp__|l1tex__' | sed 's/(twobody::.*//' >> "$OUT/ncu.txt"
+    done
+  fi
+  if [[ -z "${SKIP_SUITE:-}" ]]; then
+    BENCH="$BIN_DIR/bench_suite" OUT_DIR="$OUT" bash scripts/run_benchmarks.sh ${BENCH_ARGS:-} \
+      && summary+=("bench_suite -> $OUT") || { status=1; summary+=("bench_suite FAILED"); }
+  fi
 fi
 
 echo "==== summary ===="

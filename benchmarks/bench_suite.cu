@@ -1,0 +1,621 @@
+// bench_suite: the twobody benchmark suite (Google Benchmark). Float32 3-D points uniform in
+// a 100^3 box (fixed seed), self mode unless said. Problems:
+//   2pcf         pair count within r = 5 (output: registers)
+//   2pcf_double  the same in double precision
+//   sdh16/256/4096  distance histograms over [0, 100 sqrt(3)) (squared_euclidean + distance_bins;
+//                the variant "ieee_sqrt" uses euclidean + uniform_bins instead)
+//   rdf256       periodic box (minimum image), 256 bins over [0, 50)
+//   kernel_sum   Gaussian kernel sum per point (h = 2), cross mode A x B, |A| = |B| = N
+// Variants: input policy + output policy compositions, the naive baseline, the CPU
+// backend (OpenMP, all cores), the one-call API on device data ("one_call") and end to end
+// with host arrays in and the result back on the host ("one_call_host").
+//
+// Benchmark names are <problem>/<variant>/<N>. Counters: pairs_per_s (pairs visited per
+// second; N^2 for kernel_sum, N(N-1)/2 otherwise) and, for the pair counts,
+// fma_peak_fraction (pair arithmetic in flops, an fma counted as 2, over the FP32 or FP64
+// peak of the GPU at its boost clock).
+//
+// GPU timing: CUDA events around each call on a private stream (kernel-only) or the wall
+// clock around the whole synchronous call (one_call_host); one warm-up call per benchmark
+// and size; 5 repetitions reported as mean/median/stddev/cv. Inputs of 4 MB or more are
+// rotated over several copies so that consecutive calls start from data not in L2.
+//
+// Extra flags (before the Google Benchmark ones):
+//   --sizes=16384,65536,262144,1048576   sizes of the GPU benchmarks (N = 2^22 is added for the
+//                                         end-to-end comparison unless --no_e2e_large)
+//   --naive_max_n=65536   largest N of the global-atomic baselines (slow)
+//   --cpu_n=32768         N of the CPU backend runs
+//
+//   scripts/run_benchmarks.sh   (runs it on a GPU machine, writes benchmarks/results/<gpu>-<date>.json)
+#include <twobody/twobody.cuh>
+
+#include "../examples/example_common.hpp"  // have_gpu()
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define BENCH_CUDA_CHECK(call)                                                                    \
+  do {                                                                                            \
+    cudaError_t const status_ = (call);                                                           \
+    if (status_ != cudaSuccess) {                                                                 \
+      throw twobody::error(std::string(#call) + " failed: " + cudaGetErrorString(status_));        \
+    }                                                                                             \
+  } while (0)
+
+constexpr float box_side   = 100.f;
+constexpr float radius     = 5.f;
+constexpr float kernel_h   = 2.f;
+constexpr float sdh_range  = 173.20508f;  // 100 sqrt(3): every distance in the box
+constexpr float rdf_range  = 50.f;        // half the periodic box
+constexpr std::size_t rotate_bytes = 4u << 20;  // inputs at least this large are rotated
+constexpr std::size_t rotate_total = 160u << 20;  // ... over copies adding up to about this (L2: 50 MB)
+
+// ---------------------------------------------------------------------------
+// Data: generated once per (type, N, copy) on the host, copied to the device once.
+// ---------------------------------------------------------------------------
+template <class T>
+struct host_points {
+  std::vector<T> c[3];
+  twobody::points<T, 3> view() const { return twobody::make_points(static_cast<long long>(c[0].size()), c[0].data(), c[1].data(), c[2].data()); }
+};
+
+template <class T>
+host_points<T> const& host_data(long long n, int copy = 0)
+{
+  static std::map<std::pair<long long, int>, std::unique_ptr<host_points<T>>> cache;
+  auto& slot = cache[{n, copy}];
+  if (!slot) {
+    slot = std::make_unique<host_points<T>>();
+    std::mt19937 rng(12345 + 7919 * copy);
+    std::uniform_real_distribution<float> u(0.f, box_side);
+    for (auto& c : slot->c) { c.resize(n); }
+    for (long long i = 0; i < n; ++i) {
+      for (auto& c : slot->c) { c[i] = static_cast<T>(u(rng)); }
+    }
+  }
+  return *slot;
+}
+
+template <class T>
+struct device_points {
+  T* c[3] = {nullptr, nullptr, nullptr};
+  long long n = 0;
+  device_points() = default;
+  device_points(device_points const&) = delete;
+  device_points& operator=(device_points const&) = delete;
+  ~device_points()
+  {
+    for (T* p : c) { (void)cudaFree(p); }
+  }
+  twobody::points<T, 3> view() const { return twobody::make_points(n, c[0], c[1], c[2]); }
+};
+
+template <class T>
+int rotation_copies(long long n)
+{
+  std::size_t const bytes = 3 * sizeof(T) * static_cast<std::size_t>(n);
+  if (bytes < rotate_bytes) { return 1; }
+  std::size_t const k = (rotate_total + bytes - 1) / bytes;
+  return static_cast<int>(k < 2 ? 2 : (k > 8 ? 8 : k));
+}
+
+template <class T>
+twobody::points<T, 3> device_data(long long n, int copy)
+{
+  static std::map<std::pair<long long, int>, std::unique_ptr<device_points<T>>> cache;
+  auto& slot = cache[{n, copy}];
+  if (!slot) {
+    auto d        = std::make_unique<device_points<T>>();
+    auto const& h = host_data<T>(n, copy);
+    for (int k = 0; k < 3; ++k) {
+      BENCH_CUDA_CHECK(cudaMalloc(&d->c[k], sizeof(T) * n));
+      BENCH_CUDA_CHECK(cudaMemcpy(d->c[k], h.c[k].data(), sizeof(T) * n, cudaMemcpyHostToDevice));
+    }
+    d->n = n;
+    slot = std::move(d);
+  }
+  return slot->view();
+}
+
+/// The device copies a benchmark rotates over (one for small inputs).
+template <class T>
+std::vector<twobody::points<T, 3>> rotated(long long n)
+{
+  std::vector<twobody::points<T, 3>> v;
+  for (int k = 0; k < rotation_copies<T>(n); ++k) { v.push_back(device_data<T>(n, k)); }
+  return v;
+}
+
+double self_pair_count(long long n) { return double(n) * double(n - 1) / 2.0; }
+
+struct gpu_info {
+  int sms = 0;
+  double clock_hz = 0;
+  std::string name;
+};
+
+gpu_info const& gpu()
+{
+  static gpu_info info = [] {
+    gpu_info g;
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+      g.sms  = prop.multiProcessorCount;
+      g.name = prop.name;
+      int khz = 0;
+      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) == cudaSuccess) { g.clock_hz = khz * 1e3; }
+    }
+    return g;
+  }();
+  return info;
+}
+
+/// pairs_per_s, and the fraction of the FP peak for problems whose cost is pure arithmetic.
+void set_counters(benchmark::State& state, double pairs, double flops_per_pair = 0, int fp_lanes_per_sm = 128)
+{
+  state.counters["pairs_per_s"] = benchmark::Counter(pairs * double(state.iterations()), benchmark::Counter::kIsRate);
+  if (flops_per_pair > 0 && gpu().sms > 0) {
+    double const peak = 2.0 * fp_lanes_per_sm * gpu().sms * gpu().clock_hz;
+    state.counters["fma_peak_fraction"] =
+      benchmark::Counter(pairs * flops_per_pair * double(state.iterations()) / peak, benchmark::Counter::kIsRate);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------
+struct gpu_timer {
+  cudaStream_t stream{};
+  cudaEvent_t start{}, stop{};
+  gpu_timer()
+  {
+    BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BENCH_CUDA_CHECK(cudaEventCreate(&start));
+    BENCH_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~gpu_timer()
+  {
+    (void)cudaEventDestroy(start);
+    (void)cudaEventDestroy(stop);
+    (void)cudaStreamDestroy(stream);
+  }
+  gpu_timer(gpu_timer const&)            = delete;
+  gpu_timer& operator=(gpu_timer const&) = delete;
+
+  /// A warm-up call on a small prefix of the data (iteration -1: first-call costs such as
+  /// module loading and kernel attributes, without the cost of a full call), then each
+  /// iteration's time is the event interval around call(stream, iteration).
+  template <class Call>
+  void run(benchmark::State& state, Call&& call)
+  {
+    call(stream, -1);
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    long long it = 0;
+    for (auto _ : state) {
+      BENCH_CUDA_CHECK(cudaEventRecord(start, stream));
+      call(stream, it++);
+      BENCH_CUDA_CHECK(cudaEventRecord(stop, stream));
+      BENCH_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0.f;
+      BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      state.SetIterationTime(double(ms) * 1e-3);
+    }
+  }
+
+  /// End to end: wall clock around a synchronous call (host in, host out).
+  template <class Call>
+  void run_wall(benchmark::State& state, Call&& call)
+  {
+    call(stream, -1);
+    for (auto _ : state) {
+      auto const t0 = std::chrono::steady_clock::now();
+      call(stream, 0);
+      state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  }
+};
+
+/// The points of iteration `it`: the rotated copies in turn, a small prefix for the warm-up (it < 0).
+template <class P>
+P pick(std::vector<P> const& copies, long long it)
+{
+  if (it < 0) {
+    P p    = copies[0];
+    p.size = p.size < 8192 ? p.size : 8192;
+    return p;
+  }
+  return copies[static_cast<std::size_t>(it) % copies.size()];
+}
+
+struct device_scratch {
+  void* ptr = nullptr;
+  explicit device_scratch(std::size_t bytes)
+  {
+    if (bytes > 0) { BENCH_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+  }
+  ~device_scratch() { (void)cudaFree(ptr); }
+  device_scratch(device_scratch const&)            = delete;
+  device_scratch& operator=(device_scratch const&) = delete;
+  template <class T>
+  T* as() const
+  {
+    return static_cast<T*>(ptr);
+  }
+};
+
+template <class Body>
+void guarded(benchmark::State& state, Body&& body)
+{
+  try {
+    body();
+  } catch (twobody::error const& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Problems
+// ---------------------------------------------------------------------------
+twobody::distance_bins<float> sdh_bins(int n) { return {sdh_range, n}; }
+
+struct rdf_problem {
+  twobody::periodic_squared_euclidean<float, 3> f = twobody::make_periodic_squared_euclidean(box_side, box_side, box_side);
+  twobody::distance_bins<float> bins{rdf_range, 256};
+};
+
+// 3 subtractions and 3 multiply-adds (against -r^2) per 3-D pair.
+constexpr double count_flops_3d = 9.0;
+
+template <class T, class Input>
+void bench_count(benchmark::State& state)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const data   = rotated<T>(n);
+    auto const pred   = twobody::within_radius(static_cast<T>(radius));
+    device_scratch result(sizeof(unsigned long long));
+    std::size_t temp_bytes = 0;
+    twobody::count_pairs<Input>(nullptr, temp_bytes, twobody::self_pairs(data[0]), pred, result.as<unsigned long long>());
+    device_scratch temp(temp_bytes);
+    gpu_timer timer;
+    timer.run(state, [&](cudaStream_t s, long long it) {
+      twobody::count_pairs<Input>(temp.ptr, temp_bytes, twobody::self_pairs(pick(data, it)), pred,
+                                  result.as<unsigned long long>(), s);
+    });
+    set_counters(state, self_pair_count(n), count_flops_3d, sizeof(T) == 4 ? 128 : 64);
+  });
+}
+
+template <class T>
+void bench_count_one_call(benchmark::State& state)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const data   = rotated<T>(n);
+    auto const pred   = twobody::within_radius(static_cast<T>(radius));
+    device_scratch result(sizeof(unsigned long long));
+    gpu_timer timer;
+    timer.run(state, [&](cudaStream_t s, long long it) {
+      twobody::count_pairs(twobody::self_pairs(pick(data, it)), pred, result.as<unsigned long long>(), s);
+    });
+    set_counters(state, self_pair_count(n), count_flops_3d, sizeof(T) == 4 ? 128 : 64);
+  });
+}
+
+void bench_count_host(benchmark::State& state)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& h     = host_data<float>(n);
+    auto const pred   = twobody::within_radius(radius);
+    unsigned long long sink = 0;
+    gpu_timer timer;
+    timer.run_wall(state, [&](cudaStream_t s, long long it) {
+      sink += twobody::count_pairs(twobody::self_pairs(pick(std::vector{h.view()}, it)), pred, s);
+    });
+    benchmark::DoNotOptimize(sink);
+    set_counters(state, self_pair_count(n));
+  });
+}
+
+/// A histogram benchmark: F and Bins give the problem, Output the policy.
+template <class Input, class F, class Bins, class Output>
+void bench_histogram(benchmark::State& state, F f, Bins bins, Output policy)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const data   = rotated<float>(n);
+    device_scratch counts(sizeof(unsigned long long) * (bins.size() + 1));
+    gpu_timer timer;
+    timer.run(state, [&](cudaStream_t s, long long it) {
+      twobody::histogram<Input>(twobody::self_pairs(pick(data, it)), f, bins, counts.as<unsigned long long>(),
+                                policy, s);
+    });
+    set_counters(state, self_pair_count(n));
+  });
+}
+
+template <class F, class Bins>
+void bench_histogram_one_call(benchmark::State& state, F f, Bins bins)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const data   = rotated<float>(n);
+    device_scratch counts(sizeof(unsigned long long) * (bins.size() + 1));
+    gpu_timer timer;
+    timer.run(state, [&](cudaStream_t s, long long it) {
+      twobody::histogram(twobody::self_pairs(pick(data, it)), f, bins, counts.as<unsigned long long>(), s);
+    });
+    set_counters(state, self_pair_count(n));
+  });
+}
+
+template <class F, class Bins>
+void bench_histogram_host(benchmark::State& state, F f, Bins bins)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& h     = host_data<float>(n);
+    unsigned long long sink = 0;
+    gpu_timer timer;
+    timer.run_wall(state, [&](cudaStream_t s, long long it) {
+      sink += twobody::histogram(twobody::self_pairs(pick(std::vector{h.view()}, it)), f, bins, s).counts[1];
+    });
+    benchmark::DoNotOptimize(sink);
+    set_counters(state, self_pair_count(n));
+  });
+}
+
+template <class Input>
+void bench_kernel_sum(benchmark::State& state)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const data   = rotated<float>(n);
+    auto const other  = device_data<float>(n, 100);  // the B side (sources)
+    auto const k      = twobody::gaussian_kernel(kernel_h);
+    device_scratch out(sizeof(float) * n);
+    gpu_timer timer;
+    timer.run(state, [&](cudaStream_t s, long long it) {
+      twobody::sum_per_point<Input>(twobody::cross_pairs(pick(data, it), other), k, out.as<float>(), s);  // B: all n sources
+    });
+    set_counters(state, double(n) * double(n));
+  });
+}
+
+// CPU backend (OpenMP, all cores).
+void bench_cpu_count(benchmark::State& state)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& h     = host_data<float>(n);
+    for (auto _ : state) { benchmark::DoNotOptimize(twobody::cpu::count_pairs(twobody::self_pairs(h.view()), twobody::within_radius(radius))); }
+    set_counters(state, self_pair_count(n));
+  });
+}
+
+template <class F, class Bins>
+void bench_cpu_histogram(benchmark::State& state, F f, Bins bins)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& h     = host_data<float>(n);
+    std::vector<unsigned long long> counts(bins.size() + 1);
+    for (auto _ : state) {
+      twobody::cpu::histogram(twobody::self_pairs(h.view()), f, bins, counts.data());
+      benchmark::DoNotOptimize(counts.data());
+      benchmark::ClobberMemory();
+    }
+    set_counters(state, self_pair_count(n));
+  });
+}
+
+void bench_cpu_kernel_sum(benchmark::State& state)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& a     = host_data<float>(n);
+    auto const& b     = host_data<float>(n, 100);
+    std::vector<float> out(n);
+    for (auto _ : state) {
+      twobody::cpu::sum_per_point(twobody::cross_pairs(a.view(), b.view()), twobody::gaussian_kernel(kernel_h), out.data());
+      benchmark::DoNotOptimize(out.data());
+      benchmark::ClobberMemory();
+    }
+    set_counters(state, double(n) * double(n));
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Registration
+// ---------------------------------------------------------------------------
+struct config {
+  std::vector<long long> sizes{1ll << 14, 1ll << 16, 1ll << 18, 1ll << 20};
+  long long naive_max_n = 1ll << 16;
+  long long cpu_n       = 1ll << 15;
+  bool e2e_large        = true;
+};
+
+config cfg;
+
+enum class kind { gpu, baseline, cpu, e2e };
+
+template <class Fn>
+void add(std::string const& name, kind k, Fn&& fn)
+{
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+  b->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
+  switch (k) {
+    case kind::cpu: b->Arg(cfg.cpu_n)->UseRealTime(); return;
+    case kind::baseline:
+      for (long long n : cfg.sizes) {
+        if (n <= cfg.naive_max_n) { b->Arg(n); }
+      }
+      break;
+    case kind::gpu:
+      for (long long n : cfg.sizes) { b->Arg(n); }
+      break;
+    case kind::e2e:
+      for (long long n : cfg.sizes) { b->Arg(n); }
+      if (cfg.e2e_large) { b->Arg(1ll << 22); }
+      break;
+  }
+  b->UseManualTime()->MinTime(0.2);
+}
+
+using st4  = twobody::input::shared_tile<256, 4>;
+using st8  = twobody::input::shared_tile<256, 8>;
+using ro4  = twobody::input::readonly_tile<256, 4>;
+using sh4  = twobody::input::shuffle_tile<256, 4>;
+using nv   = twobody::input::naive<256>;
+using wp   = twobody::output::warp_privatized;
+using bp   = twobody::output::block_privatized;
+using ga   = twobody::output::global_atomics;
+
+void register_gpu()
+{
+  twobody::squared_euclidean const sq{};
+  // 2PCF
+  add("2pcf/shared_tile+registers", kind::gpu, bench_count<float, st4>);
+  add("2pcf/shared_tile8+registers", kind::gpu, bench_count<float, st8>);
+  add("2pcf/readonly_tile+registers", kind::gpu, bench_count<float, ro4>);
+  add("2pcf/shuffle_tile+registers", kind::gpu, bench_count<float, sh4>);
+  add("2pcf/naive+registers", kind::baseline, bench_count<float, nv>);
+  add("2pcf/one_call", kind::e2e, bench_count_one_call<float>);
+  add("2pcf/one_call_host", kind::e2e, bench_count_host);
+  add("2pcf_double/shared_tile+registers", kind::gpu, bench_count<double, st4>);
+  add("2pcf_double/shared_tile2+registers", kind::gpu, bench_count<double, twobody::input::shared_tile<256, 2>>);
+  add("2pcf_double/one_call", kind::gpu, bench_count_one_call<double>);
+  // SDH 256
+  auto const b256 = sdh_bins(256);
+  add("sdh256/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, wp{32}); });
+  add("sdh256/shared_tile8+warp_privatized8", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, wp{8}); });
+  add("sdh256/shared_tile8+block_privatized", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, bp{}); });
+  add("sdh256/shared_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st4>(s, sq, b256, wp{32}); });
+  add("sdh256/readonly_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<ro4>(s, sq, b256, wp{32}); });
+  add("sdh256/shuffle_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, sq, b256, wp{32}); });
+  add("sdh256/shared_tile8+warp_privatized32+ieee_sqrt", kind::gpu, [](benchmark::State& s) {
+    bench_histogram<st8>(s, twobody::euclidean{}, twobody::uniform_bins<float>(0.f, sdh_range, 256), wp{32});
+  });
+  add("sdh256/shared_tile8+global_atomics", kind::baseline, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, ga{}); });
+  add("sdh256/naive+global_atomics", kind::baseline, [=](benchmark::State& s) { bench_histogram<nv>(s, sq, b256, ga{}); });
+  add("sdh256/one_call", kind::e2e, [=](benchmark::State& s) { bench_histogram_one_call(s, sq, b256); });
+  add("sdh256/one_call_host", kind::e2e, [=](benchmark::State& s) { bench_histogram_host(s, sq, b256); });
+  // SDH 16 and 4096
+  auto const b16 = sdh_bins(16);
+  add("sdh16/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b16, wp{32}); });
+  add("sdh16/shuffle_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, sq, b16, wp{32}); });
+  add("sdh16/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram_one_call(s, sq, b16); });
+  auto const b4096 = sdh_bins(4096);
+  for (int h : {1, 2, 4, 8}) {
+    add("sdh4096/shared_tile8+warp_privatized" + std::to_string(h), kind::gpu,
+        [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b4096, wp{h}); });
+  }
+  add("sdh4096/shuffle_tile+warp_privatized4", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, sq, b4096, wp{4}); });
+  add("sdh4096/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram_one_call(s, sq, b4096); });
+  // RDF, periodic box
+  rdf_problem const rdf;
+  add("rdf256/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, rdf.f, rdf.bins, wp{32}); });
+  add("rdf256/shared_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st4>(s, rdf.f, rdf.bins, wp{32}); });
+  add("rdf256/shuffle_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, rdf.f, rdf.bins, wp{32}); });
+  add("rdf256/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram_one_call(s, rdf.f, rdf.bins); });
+  // Gaussian kernel sum per point (cross mode)
+  add("kernel_sum/shared_tile+per_point_sum", kind::gpu, bench_kernel_sum<st4>);
+  add("kernel_sum/shared_tile8+per_point_sum", kind::gpu, bench_kernel_sum<st8>);
+  add("kernel_sum/readonly_tile+per_point_sum", kind::gpu, bench_kernel_sum<ro4>);
+  add("kernel_sum/shuffle_tile+per_point_sum", kind::gpu, bench_kernel_sum<sh4>);
+  add("kernel_sum/naive+per_point_sum", kind::baseline, bench_kernel_sum<nv>);
+}
+
+void register_cpu()
+{
+  twobody::squared_euclidean const sq{};
+  add("2pcf/cpu_openmp", kind::cpu, bench_cpu_count);
+  add("sdh256/cpu_openmp", kind::cpu, [=](benchmark::State& s) { bench_cpu_histogram(s, sq, sdh_bins(256)); });
+  add("rdf256/cpu_openmp", kind::cpu, [](benchmark::State& s) { rdf_problem p; bench_cpu_histogram(s, p.f, p.bins); });
+  add("kernel_sum/cpu_openmp", kind::cpu, bench_cpu_kernel_sum);
+}
+
+bool parse_sizes(char const* v, std::vector<long long>& out)
+{
+  out.clear();
+  std::string s(v);
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t const comma = s.find(',', pos);
+    std::string const item  = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end               = nullptr;
+    long long const n       = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || n < 2) {
+      std::fprintf(stderr, "bad --sizes entry '%s' (need integers >= 2)\n", item.c_str());
+      return false;
+    }
+    out.push_back(n);
+    if (comma == std::string::npos) { break; }
+    pos = comma + 1;
+  }
+  return true;
+}
+
+/// Parses and removes our own flags from argv; returns false on a bad value.
+bool parse_own_flags(int& argc, char** argv)
+{
+  auto value_of = [](char const* arg, char const* flag) -> char const* {
+    std::size_t const len = std::strlen(flag);
+    return std::strncmp(arg, flag, len) == 0 && arg[len] == '=' ? arg + len + 1 : nullptr;
+  };
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (char const* v = value_of(argv[i], "--sizes")) {
+      if (!parse_sizes(v, cfg.sizes)) { return false; }
+    } else if (char const* v = value_of(argv[i], "--naive_max_n")) {
+      cfg.naive_max_n = std::atoll(v);
+    } else if (char const* v = value_of(argv[i], "--cpu_n")) {
+      cfg.cpu_n = std::atoll(v);
+      if (cfg.cpu_n < 2) { std::fprintf(stderr, "--cpu_n must be >= 2\n"); return false; }
+    } else if (std::strcmp(argv[i], "--no_e2e_large") == 0) {
+      cfg.e2e_large = false;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  if (!parse_own_flags(argc, argv)) { return 1; }
+  // Results files say what they were measured on and with which code.
+  if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
+  if (example::have_gpu()) {
+    benchmark::AddCustomContext("gpu", gpu().name);
+    benchmark::AddCustomContext("gpu_sm_count", std::to_string(gpu().sms));
+    benchmark::AddCustomContext("gpu_boost_clock_mhz", std::to_string(static_cast<int>(gpu().clock_hz / 1e6)));
+    register_gpu();
+  } else {
+    std::fprintf(stderr, "no CUDA GPU: GPU benchmarks skipped\n");  // stderr: keeps JSON on stdout clean
+  }
+  register_cpu();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) { return 1; }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite on a GPU machine and writes <out>/<gpu>-<date>.json (Google
+# Benchmark JSON with the GPU, date and commit in its context), then prints the Markdown
+# report (and draws the plots where matplotlib is present).
+#
+#   scripts/run_benchmarks.sh                       # build/benchmarks/bench_suite -> benchmarks/results/
+#   BENCH=.gpu/bench_suite OUT_DIR=$OUT scripts/run_benchmarks.sh --benchmark_filter=sdh
+#   TWOBODY_COMMIT=<sha>   names the commit where the tree has no .git (defaults to git rev-parse HEAD)
+# Extra arguments go to bench_suite (see its header for --sizes, --naive_max_n, --cpu_n).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bench=${BENCH:-$root/build/benchmarks/bench_suite}
+out_dir=${OUT_DIR:-$root/benchmarks/results}
+[[ -x "$bench" ]] || { echo "no benchmark binary at $bench (build the bench_suite target or set BENCH)" >&2; exit 1; }
+command -v nvidia-smi >/dev/null || { echo "nvidia-smi not found: run this on a machine with an NVIDIA GPU" >&2; exit 1; }
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '[a-z]?[0-9]{2,4}[a-z]*' | head -1)
+slug=${slug:-gpu}
+export TWOBODY_COMMIT=${TWOBODY_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+mkdir -p "$out_dir"
+json="$out_dir/$slug-$(date +%Y-%m-%d).json"
+echo "running $bench on $gpu (commit $TWOBODY_COMMIT) -> $json" >&2
+"$bench" --benchmark_out="$json" --benchmark_out_format=json "$@" > "$out_dir/$slug-$(date +%Y-%m-%d).log" 2>&1 \
+  || { tail -30 "$out_dir/$slug-$(date +%Y-%m-%d).log"; exit 1; }
+report_args=("$json")
+[[ -f $root/benchmarks/targets-$slug.json ]] && report_args+=(--targets "$root/benchmarks/targets-$slug.json")
+python3 "$root/scripts/bench_report.py" "${report_args[@]}" | tee "$out_dir/$slug-$(date +%Y-%m-%d).md"
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then /usr/bin/python3 "$root/scripts/plot_bench.py" "$json"; fi
