@@ -28,12 +28,13 @@ __host__ __device__ inline T sqrt_of(T x)
 template <class T>
 __host__ __device__ inline T abs_of(T x)
 {
-  return x < T(0) ? -x : x;
+  // fabs/fmin (not ternaries): |x| is a free operand modifier and fmin one FMNMX on the GPU.
+  if constexpr (cuda::std::is_same_v<T, float>) { return fabsf(x); } else { return fabs(x); }
 }
 template <class T>
 __host__ __device__ inline T min_of(T a, T b)
 {
-  return b < a ? b : a;
+  if constexpr (cuda::std::is_same_v<T, float>) { return fminf(a, b); } else { return fmin(a, b); }
 }
 }  // namespace detail
 
@@ -198,19 +199,29 @@ within_radius_fn<T> within_radius(T r)
   return {r * r};
 }
 
-/// Gaussian kernel exp(-|a - b|^2 / (2 h^2)) (kernel sums, kernel density estimates).
+/// Gaussian kernel exp(-|a - b|^2 / (2 h^2)) (kernel sums, kernel density estimates),
+/// evaluated as exp2(|a - b|^2 * (-log2(e) / (2 h^2))). In float on the GPU that is one
+/// MUFU.EX2 (`ex2.approx.ftz`: about 2 ulp; values below 2^-126 become 0); double and
+/// host code use exp2.
 template <class T>
 struct gaussian_kernel_fn {
-  T neg_inv_two_h2;  ///< -1 / (2 h^2)
+  T neg_log2e_over_two_h2;  ///< -log2(e) / (2 h^2)
 
   template <int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
-    T const e = squared_euclidean{}(a, b) * neg_inv_two_h2;
+    T const e = squared_euclidean{}(a, b) * neg_log2e_over_two_h2;
+#ifdef __CUDA_ARCH__
     if constexpr (cuda::std::is_same_v<T, float>) {
-      return expf(e);
+      float r;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e));
+      return r;
+    }
+#endif
+    if constexpr (cuda::std::is_same_v<T, float>) {
+      return exp2f(e);
     } else {
-      return ::exp(e);
+      return exp2(e);
     }
   }
 };
@@ -220,7 +231,9 @@ template <class T>
 gaussian_kernel_fn<T> gaussian_kernel(T h)
 {
   TWOBODY_EXPECTS(h > T(0) && std::isfinite(h), "gaussian_kernel: h must be finite and > 0");
-  return {T(-1) / (T(2) * h * h)};
+  T const k = static_cast<T>(-1.4426950408889634074 / (2.0 * double(h) * double(h)));
+  TWOBODY_EXPECTS(std::isfinite(k) && k != T(0), "gaussian_kernel: h out of range for this precision");
+  return {k};
 }
 
 /// Separations along and across a line of sight that is the last axis (plane-parallel
