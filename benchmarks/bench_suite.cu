@@ -34,6 +34,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -454,27 +455,41 @@ config cfg;
 
 enum class kind { gpu, baseline, cpu, e2e };
 
+/// Sizes a benchmark of this kind runs at (may be empty: baselines above --naive_max_n).
+std::vector<long long> sizes_of(kind k)
+{
+  switch (k) {
+    case kind::cpu: return {cfg.cpu_n};
+    case kind::baseline: {
+      std::vector<long long> s;
+      for (long long n : cfg.sizes) {
+        if (n <= cfg.naive_max_n) { s.push_back(n); }
+      }
+      return s;
+    }
+    case kind::e2e: {
+      std::vector<long long> s = cfg.sizes;
+      if (cfg.e2e_large && std::find(s.begin(), s.end(), 1ll << 22) == s.end()) { s.push_back(1ll << 22); }
+      return s;
+    }
+    default: return cfg.sizes;
+  }
+}
+
 template <class Fn>
 void add(std::string const& name, kind k, Fn&& fn)
 {
+  // A benchmark registered without arguments would run with none and read state.range(0).
+  std::vector<long long> const sizes = sizes_of(k);
+  if (sizes.empty()) { return; }
   auto* b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
   b->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
-  switch (k) {
-    case kind::cpu: b->Arg(cfg.cpu_n)->UseRealTime(); return;
-    case kind::baseline:
-      for (long long n : cfg.sizes) {
-        if (n <= cfg.naive_max_n) { b->Arg(n); }
-      }
-      break;
-    case kind::gpu:
-      for (long long n : cfg.sizes) { b->Arg(n); }
-      break;
-    case kind::e2e:
-      for (long long n : cfg.sizes) { b->Arg(n); }
-      if (cfg.e2e_large) { b->Arg(1ll << 22); }
-      break;
+  for (long long n : sizes) { b->Arg(n); }
+  if (k == kind::cpu) {
+    b->UseRealTime();
+  } else {
+    b->UseManualTime()->MinTime(0.2);
   }
-  b->UseManualTime()->MinTime(0.2);
 }
 
 using st4  = twobody::input::shared_tile<256, 4>;
