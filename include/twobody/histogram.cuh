@@ -152,7 +152,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
 {
   int const copies = detail::default_copies(bins.size() + 1, sizeof(detail::shared_counter_t<Count>),
                                             default_histogram_smem_budget);
-  histogram<default_input>(pairs, f, bins, d_counts, output::warp_privatized{copies}, stream);
+  histogram<default_input_for<Points>>(pairs, f, bins, d_counts, output::warp_privatized{copies}, stream);
 }
 
 /// One-call histogram returned to the host (synchronizes `stream`). Point arrays may be

@@ -54,7 +54,7 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t 
 template <class Points, class F, class Out>
 void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t stream = 0)
 {
-  sum_per_point<default_input>(pairs, f, d_out, stream);
+  sum_per_point<default_input_for<Points>>(pairs, f, d_out, stream);
 }
 
 /// One-call form returned to the host (synchronizes `stream`), sums in the points' value

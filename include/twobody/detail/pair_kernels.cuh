@@ -3,6 +3,8 @@
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/points.cuh>
 
+#include <cuda/std/type_traits>
+
 namespace twobody::detail {
 
 /// Output agents that keep one accumulator per own point (per-point reductions) declare
@@ -23,6 +25,13 @@ struct kernel_inputs {
   bool vector_aligned;  ///< coordinate arrays 16-byte aligned (vector loads allowed)
 };
 
+/// Blocks per SM an input policy asks the compiler to fit (its min_blocks_per_sm, else 1).
+template <class Input, class = void>
+inline constexpr int min_blocks_per_sm_v = 1;
+template <class Input>
+inline constexpr int min_blocks_per_sm_v<Input, cuda::std::void_t<decltype(Input::min_blocks_per_sm)>> =
+  Input::min_blocks_per_sm;
+
 /// The one tiled kernel: an input policy (how column points reach the threads), an output
 /// agent (where pair values go) and the user functor, composed at compile time.
 ///
@@ -34,7 +43,7 @@ struct kernel_inputs {
 /// (p + k) mod TS for k = 1..TS/2 (the last step only for p < TS/2), so every thread does
 /// the same work and each unordered pair is visited once.
 template <class Input, class Agent, class Points, class F>
-__global__ void __launch_bounds__(Input::block_threads)
+__global__ void __launch_bounds__(Input::block_threads, min_blocks_per_sm_v<Input>)
   tiled_pair_kernel(kernel_inputs<Points> in, F f, typename Agent::params out_params, tile_schedule sched)
 {
   constexpr int B  = Input::block_threads;

@@ -89,13 +89,16 @@ namespace input {
 
 /// Shared-memory tile: BlockThreads threads, PointsPerThread own points per thread in
 /// registers, the column tile (BlockThreads * PointsPerThread points) in shared memory.
-template <int BlockThreads = 256, int PointsPerThread = 4>
+/// MinBlocksPerSM > 1 caps registers so that many blocks fit on an SM (__launch_bounds__);
+/// more resident warps hide more latency, at the risk of spills.
+template <int BlockThreads = 256, int PointsPerThread = 4, int MinBlocksPerSM = 1>
 struct shared_tile {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024,
                 "shared_tile: BlockThreads must be a multiple of 32 in [32, 1024]");
   static_assert(PointsPerThread >= 1 && PointsPerThread <= 16, "shared_tile: PointsPerThread must be in [1, 16]");
   static constexpr int block_threads     = BlockThreads;
   static constexpr int points_per_thread = PointsPerThread;
+  static constexpr int min_blocks_per_sm = MinBlocksPerSM;
   static constexpr bool tiled            = true;
   template <class Points>
   using column_source = detail::shared_column_source<Points, BlockThreads, PointsPerThread>;
