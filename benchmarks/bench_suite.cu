@@ -29,7 +29,7 @@
 //   scripts/run_benchmarks.sh   (runs it on a GPU machine, writes benchmarks/results/<gpu>-<date>.json)
 #include <twobody/twobody.cuh>
 
-#include "../examples/example_common.hpp"  // have_gpu()
+#include "../examples/example_common.hpp"  // have_gpu(), EXAMPLE_CUDA_CHECK
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -49,13 +49,6 @@
 
 namespace {
 
-#define BENCH_CUDA_CHECK(call)                                                                    \
-  do {                                                                                            \
-    cudaError_t const status_ = (call);                                                           \
-    if (status_ != cudaSuccess) {                                                                 \
-      throw twobody::error(std::string(#call) + " failed: " + cudaGetErrorString(status_));        \
-    }                                                                                             \
-  } while (0)
 
 constexpr float box_side   = 100.f;
 constexpr float radius     = 5.f;
@@ -123,8 +116,8 @@ twobody::points<T, 3> device_data(long long n, int copy)
     auto d        = std::make_unique<device_points<T>>();
     auto const& h = host_data<T>(n, copy);
     for (int k = 0; k < 3; ++k) {
-      BENCH_CUDA_CHECK(cudaMalloc(&d->c[k], sizeof(T) * n));
-      BENCH_CUDA_CHECK(cudaMemcpy(d->c[k], h.c[k].data(), sizeof(T) * n, cudaMemcpyHostToDevice));
+      EXAMPLE_CUDA_CHECK(cudaMalloc(&d->c[k], sizeof(T) * n));
+      EXAMPLE_CUDA_CHECK(cudaMemcpy(d->c[k], h.c[k].data(), sizeof(T) * n, cudaMemcpyHostToDevice));
     }
     d->n = n;
     slot = std::move(d);
@@ -184,9 +177,9 @@ struct gpu_timer {
   cudaEvent_t start{}, stop{};
   gpu_timer()
   {
-    BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    BENCH_CUDA_CHECK(cudaEventCreate(&start));
-    BENCH_CUDA_CHECK(cudaEventCreate(&stop));
+    EXAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    EXAMPLE_CUDA_CHECK(cudaEventCreate(&start));
+    EXAMPLE_CUDA_CHECK(cudaEventCreate(&stop));
   }
   ~gpu_timer()
   {
@@ -204,15 +197,15 @@ struct gpu_timer {
   void run(benchmark::State& state, Call&& call)
   {
     call(stream, -1);
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(stream));
     long long it = 0;
     for (auto _ : state) {
-      BENCH_CUDA_CHECK(cudaEventRecord(start, stream));
+      EXAMPLE_CUDA_CHECK(cudaEventRecord(start, stream));
       call(stream, it++);
-      BENCH_CUDA_CHECK(cudaEventRecord(stop, stream));
-      BENCH_CUDA_CHECK(cudaEventSynchronize(stop));
+      EXAMPLE_CUDA_CHECK(cudaEventRecord(stop, stream));
+      EXAMPLE_CUDA_CHECK(cudaEventSynchronize(stop));
       float ms = 0.f;
-      BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      EXAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
       state.SetIterationTime(double(ms) * 1e-3);
     }
   }
@@ -246,7 +239,7 @@ struct device_scratch {
   void* ptr = nullptr;
   explicit device_scratch(std::size_t bytes)
   {
-    if (bytes > 0) { BENCH_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+    if (bytes > 0) { EXAMPLE_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
   }
   ~device_scratch() { (void)cudaFree(ptr); }
   device_scratch(device_scratch const&)            = delete;
@@ -333,9 +326,10 @@ void bench_count_host(benchmark::State& state)
   });
 }
 
-/// A histogram benchmark: F and Bins give the problem, Output the policy.
-template <class Input, class F, class Bins, class Output>
-void bench_histogram(benchmark::State& state, F f, Bins bins, Output policy)
+/// A histogram benchmark: F and Bins give the problem, Input and Output the composition;
+/// without an output policy it times the one-call form (its default composition).
+template <class Input, class F, class Bins, class... Output>
+void bench_histogram(benchmark::State& state, F f, Bins bins, Output... policy)
 {
   guarded(state, [&] {
     long long const n = state.range(0);
@@ -343,23 +337,12 @@ void bench_histogram(benchmark::State& state, F f, Bins bins, Output policy)
     device_scratch counts(sizeof(unsigned long long) * (bins.size() + 1));
     gpu_timer timer;
     timer.run(state, [&](cudaStream_t s, long long it) {
-      twobody::histogram<Input>(twobody::self_pairs(pick(data, it)), f, bins, counts.as<unsigned long long>(),
-                                policy, s);
-    });
-    set_counters(state, self_pair_count(n));
-  });
-}
-
-template <class F, class Bins>
-void bench_histogram_one_call(benchmark::State& state, F f, Bins bins)
-{
-  guarded(state, [&] {
-    long long const n = state.range(0);
-    auto const data   = rotated<float>(n);
-    device_scratch counts(sizeof(unsigned long long) * (bins.size() + 1));
-    gpu_timer timer;
-    timer.run(state, [&](cudaStream_t s, long long it) {
-      twobody::histogram(twobody::self_pairs(pick(data, it)), f, bins, counts.as<unsigned long long>(), s);
+      auto const pairs = twobody::self_pairs(pick(data, it));
+      if constexpr (sizeof...(Output) == 0) {
+        twobody::histogram(pairs, f, bins, counts.as<unsigned long long>(), s);
+      } else {
+        twobody::histogram<Input>(pairs, f, bins, counts.as<unsigned long long>(), policy..., s);
+      }
     });
     set_counters(state, self_pair_count(n));
   });
@@ -494,6 +477,7 @@ void add(std::string const& name, kind k, Fn&& fn)
 
 using st4  = twobody::input::shared_tile<256, 4>;
 using st8  = twobody::input::shared_tile<256, 8>;
+using st8b4 = twobody::input::shared_tile<256, 8, 4>;  // registers capped so that 4 blocks fit per SM
 using ro4  = twobody::input::readonly_tile<256, 4>;
 using sh4  = twobody::input::shuffle_tile<256, 4>;
 using nv   = twobody::input::naive<256>;
@@ -507,6 +491,7 @@ void register_gpu()
   // 2PCF
   add("2pcf/shared_tile+registers", kind::gpu, bench_count<float, st4>);
   add("2pcf/shared_tile8+registers", kind::gpu, bench_count<float, st8>);
+  add("2pcf/shared_tile8_minblocks4+registers", kind::gpu, bench_count<float, st8b4>);
   add("2pcf/readonly_tile+registers", kind::gpu, bench_count<float, ro4>);
   add("2pcf/shuffle_tile+registers", kind::gpu, bench_count<float, sh4>);
   add("2pcf/naive+registers", kind::baseline, bench_count<float, nv>);
@@ -518,6 +503,7 @@ void register_gpu()
   // SDH 256
   auto const b256 = sdh_bins(256);
   add("sdh256/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, wp{32}); });
+  add("sdh256/shared_tile8_minblocks4+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8b4>(s, sq, b256, wp{32}); });
   add("sdh256/shared_tile8+warp_privatized8", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, wp{8}); });
   add("sdh256/shared_tile8+block_privatized", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, bp{}); });
   add("sdh256/shared_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st4>(s, sq, b256, wp{32}); });
@@ -528,29 +514,31 @@ void register_gpu()
   });
   add("sdh256/shared_tile8+global_atomics", kind::baseline, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b256, ga{}); });
   add("sdh256/naive+global_atomics", kind::baseline, [=](benchmark::State& s) { bench_histogram<nv>(s, sq, b256, ga{}); });
-  add("sdh256/one_call", kind::e2e, [=](benchmark::State& s) { bench_histogram_one_call(s, sq, b256); });
+  add("sdh256/one_call", kind::e2e, [=](benchmark::State& s) { bench_histogram<void>(s, sq, b256); });
   add("sdh256/one_call_host", kind::e2e, [=](benchmark::State& s) { bench_histogram_host(s, sq, b256); });
   // SDH 16 and 4096
   auto const b16 = sdh_bins(16);
   add("sdh16/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b16, wp{32}); });
   add("sdh16/shuffle_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, sq, b16, wp{32}); });
-  add("sdh16/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram_one_call(s, sq, b16); });
+  add("sdh16/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram<void>(s, sq, b16); });
   auto const b4096 = sdh_bins(4096);
   for (int h : {1, 2, 4, 8}) {
     add("sdh4096/shared_tile8+warp_privatized" + std::to_string(h), kind::gpu,
         [=](benchmark::State& s) { bench_histogram<st8>(s, sq, b4096, wp{h}); });
   }
   add("sdh4096/shuffle_tile+warp_privatized4", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, sq, b4096, wp{4}); });
-  add("sdh4096/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram_one_call(s, sq, b4096); });
+  add("sdh4096/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram<void>(s, sq, b4096); });
   // RDF, periodic box
   rdf_problem const rdf;
   add("rdf256/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, rdf.f, rdf.bins, wp{32}); });
+  add("rdf256/shared_tile8_minblocks4+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8b4>(s, rdf.f, rdf.bins, wp{32}); });
   add("rdf256/shared_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st4>(s, rdf.f, rdf.bins, wp{32}); });
   add("rdf256/shuffle_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, rdf.f, rdf.bins, wp{32}); });
-  add("rdf256/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram_one_call(s, rdf.f, rdf.bins); });
+  add("rdf256/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram<void>(s, rdf.f, rdf.bins); });
   // Gaussian kernel sum per point (cross mode)
   add("kernel_sum/shared_tile+per_point_sum", kind::gpu, bench_kernel_sum<st4>);
   add("kernel_sum/shared_tile8+per_point_sum", kind::gpu, bench_kernel_sum<st8>);
+  add("kernel_sum/shared_tile8_minblocks4+per_point_sum", kind::gpu, bench_kernel_sum<st8b4>);
   add("kernel_sum/readonly_tile+per_point_sum", kind::gpu, bench_kernel_sum<ro4>);
   add("kernel_sum/shuffle_tile+per_point_sum", kind::gpu, bench_kernel_sum<sh4>);
   add("kernel_sum/naive+per_point_sum", kind::baseline, bench_kernel_sum<nv>);

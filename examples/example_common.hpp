@@ -1,13 +1,25 @@
-// Plumbing shared by the examples: GPU detection, the command-line size, seeded random
-// points in a box.
+// Plumbing shared by the examples (and the benchmark suite): CUDA error checks, GPU
+// detection, the command-line size, seeded random points in a box.
 #pragma once
+
+#include <twobody/error.cuh>
 
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
+
+/// Throws twobody::error naming the call when a CUDA runtime call fails.
+#define EXAMPLE_CUDA_CHECK(call)                                                                  \
+  do {                                                                                            \
+    cudaError_t const status_ = (call);                                                           \
+    if (status_ != cudaSuccess) {                                                                 \
+      throw twobody::error(std::string(#call) + " failed: " + cudaGetErrorString(status_));        \
+    }                                                                                             \
+  } while (0)
 
 namespace example {
 

@@ -18,14 +18,6 @@
 #include <string>
 #include <vector>
 
-#define EXAMPLE_CUDA_CHECK(call)                                                                  \
-  do {                                                                                            \
-    cudaError_t const status_ = (call);                                                           \
-    if (status_ != cudaSuccess) {                                                                 \
-      throw twobody::error(std::string(#call) + " failed: " + cudaGetErrorString(status_));        \
-    }                                                                                             \
-  } while (0)
-
 namespace {
 
 /// Device copy of one coordinate array, freed on scope exit.

@@ -89,6 +89,11 @@ if [[ -z "${SKIP_BENCH:-}" ]]; then
         "$BIN_DIR/bench_suite" --benchmark_filter="^$f" --benchmark_repetitions=1 --sizes=262144 2>&1 \
         | grep -E 'tiled_pair_kernel|sm__|smsp__|l1tex__' | sed 's/(twobody::.*//' >> "$OUT/ncu.txt"
     done
+    # Why warps do not issue (stall reasons, occupancy) for the SDH kernel.
+    echo "== stalls: sdh256/shared_tile8+warp_privatized32/262144" >> "$OUT/ncu.txt"
+    timeout 120 ncu --clock-control none -k regex:tiled_pair_kernel -s 1 -c 1 --section WarpStateStats --section Occupancy \
+      "$BIN_DIR/bench_suite" --benchmark_filter='^sdh256/shared_tile8\+warp_privatized32/262144' --benchmark_repetitions=1 \
+      --sizes=262144 2>&1 | grep -vE '^==PROF==|^-{5}|^\s*$|tiled_pair_kernel<' | grep -vE '^(sdh|Bench|Run|CPU|Load|\*\*\*)' >> "$OUT/ncu.txt"
   fi
   if [[ -z "${SKIP_SUITE:-}" ]]; then
     BENCH="$BIN_DIR/bench_suite" OUT_DIR="$OUT" bash scripts/run_benchmarks.sh ${BENCH_ARGS:-} \
