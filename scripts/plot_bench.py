@@ -30,9 +30,12 @@ from bench_report import best, describe, is_baseline, load  # noqa: E402
 def plot_problem(problem, variants, context, path):
     fig, ax = plt.subplots(figsize=(10, 5.5))
     sizes = sorted({n for by_n in variants.values() for n in by_n})
-    for v, by_n in variants.items():
+    colors = plt.get_cmap("tab20").colors  # more than 10 variants: tab10 would repeat colours
+    markers = "os^Dv<>ph*"
+    for i, (v, by_n) in enumerate(variants.items()):
         ns = sorted(by_n)
-        ax.plot(ns, [by_n[n]["pairs_per_s"] / 1e12 for n in ns], marker="o", ms=4,
+        ax.plot(ns, [by_n[n]["pairs_per_s"] / 1e12 for n in ns], marker=markers[i % len(markers)], ms=4,
+                color=colors[(2 * i) % 20 if i < 10 else (2 * i + 1) % 20],
                 linestyle="--" if is_baseline(v) else "-", label=v)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
