@@ -70,6 +70,7 @@ if [[ -z "${SKIP_SANITIZER:-}" ]]; then
   san synccheck "$dir/test_gpu_api"       'GpuApi.HostArrays*:GpuApi.Misaligned*'
   san memcheck  "$dir/test_gpu_fast_paths" 'GpuFastPaths.PerPoint*:GpuFastPaths.WithinRadius*:GpuFastPaths.DistanceBins*'
   san racecheck "$dir/test_gpu_fast_paths" 'GpuFastPaths.DistanceBins*'
+  san memcheck  "$dir/test_gpu_model"      'GpuModel.*'
   unset TWOBODY_TEST_QUICK
 fi
 

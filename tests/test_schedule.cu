@@ -137,13 +137,3 @@ TEST(PrivatizedPlan, FitsCopiesThenWindows)
   EXPECT_THROW(plan_privatized(10, 0, 4, 1024), twobody::error);
   EXPECT_THROW(plan_privatized(10, 33, 4, 1024), twobody::error);
 }
-
-TEST(PrivatizedPlan, DefaultCopiesArePowersOfTwoWithinBudget)
-{
-  using twobody::detail::default_copies;
-  EXPECT_EQ(default_copies(17, 4, 48 * 1024), 32);
-  EXPECT_EQ(default_copies(257, 4, 48 * 1024), 32);
-  EXPECT_EQ(default_copies(513, 4, 48 * 1024), 16);
-  EXPECT_EQ(default_copies(4097, 4, 48 * 1024), 2);
-  EXPECT_EQ(default_copies(100000, 4, 48 * 1024), 1);
-}

@@ -14,6 +14,7 @@
 
 #include <twobody/binning.cuh>
 #include <twobody/defaults.cuh>
+#include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/launch.cuh>
@@ -146,13 +147,42 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
   kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{bins, d_counts}, stream);
 }
 
-/// One-call histogram into device memory with the default composition (asynchronous).
+namespace detail {
+template <class Points, class F, class Binning, class Count>
+struct histogram_kernels {
+  template <class Input>
+  using single =
+    pair_kernel<Input, privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, Input::block_threads, false>,
+                Points, F>;
+};
+}  // namespace detail
+
+/// The plan the one-call histogram runs for these arguments: input policy, private copies,
+/// occupancy and predicted time from the cost model (model/policy.cuh). Needs a GPU (it reads
+/// the kernels' register counts); TWOBODY_POLICY forces parts of it.
+template <class Count = void, class Points, class F, class Binning>
+policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning const& bins)
+{
+  using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, detail::default_count_t<Points>, Count>;
+  using kernels = detail::histogram_kernels<Points, F, Binning, C>;
+  problem p       = detail::sizes_of(pairs, statistic_kind::histogram);
+  p.slots         = bins.size() + 1;
+  p.counter_bytes = static_cast<int>(sizeof(detail::shared_counter_t<C>));
+  p.output_bytes  = static_cast<long long>(p.slots) * p.counter_bytes;
+  return choose_policy(p, device_info::get(),
+                       detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{}));
+}
+
+/// One-call histogram into device memory (asynchronous): the cost model picks the input
+/// policy and the number of private copies (plan_histogram says which).
 template <class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  int const copies = detail::default_copies(bins.size() + 1, sizeof(detail::shared_counter_t<Count>),
-                                            default_histogram_smem_budget);
-  histogram<default_input_for<Points>>(pairs, f, bins, d_counts, output::warp_privatized{copies}, stream);
+  detail::check_histogram_args(pairs, bins, d_counts);
+  policy_plan const plan = plan_histogram<Count>(pairs, f, bins);
+  detail::with_chosen_input(detail::histogram_inputs<Points>{}, plan.input, [&](auto in) {
+    histogram<decltype(in)>(pairs, f, bins, d_counts, output::warp_privatized{plan.copies}, stream);
+  });
 }
 
 /// One-call histogram returned to the host (synchronizes `stream`). Point arrays may be

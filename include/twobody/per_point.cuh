@@ -14,6 +14,7 @@
 #pragma once
 
 #include <twobody/defaults.cuh>
+#include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/launch.cuh>
@@ -50,11 +51,33 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t 
   kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{d_out}, stream);
 }
 
-/// One-call form into device memory (the default input policy).
+namespace detail {
+template <class Points, class F, class Out>
+struct per_point_kernels {
+  template <class Input>
+  using kernel = pair_kernel<Input, per_point_sum_agent<Out, Input::block_threads, Input::points_per_thread>, Points, F>;
+};
+}  // namespace detail
+
+/// The plan the one-call sum_per_point runs (input policy from the cost model: 8 points per
+/// thread pays only when there are enough tile pairs to fill the GPU).
+template <class Out = void, class Points, class F>
+policy_plan plan_sum_per_point(pair_set<Points> const& pairs, F const&)
+{
+  using O       = cuda::std::conditional_t<cuda::std::is_void_v<Out>, typename Points::value_type, Out>;
+  using kernels = detail::per_point_kernels<Points, F, O>;
+  return choose_policy(detail::sizes_of(pairs, statistic_kind::per_point), device_info::get(),
+                       detail::candidates_of<kernels::template kernel>(detail::per_point_inputs<Points>{}));
+}
+
+/// One-call form into device memory (asynchronous; the cost model picks the input policy).
 template <class Points, class F, class Out>
 void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t stream = 0)
 {
-  sum_per_point<default_input_for<Points>>(pairs, f, d_out, stream);
+  detail::validate(pairs);
+  policy_plan const plan = plan_sum_per_point<Out>(pairs, f);
+  detail::with_chosen_input(detail::per_point_inputs<Points>{}, plan.input,
+                            [&](auto in) { sum_per_point<decltype(in)>(pairs, f, d_out, stream); });
 }
 
 /// One-call form returned to the host (synchronizes `stream`), sums in the points' value

@@ -12,6 +12,10 @@
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/model/occupancy.cuh>
+#include <twobody/model/policy.cuh>
+#include <twobody/model/privatization.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/output/privatized_histogram.cuh>

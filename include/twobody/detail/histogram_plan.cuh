@@ -38,13 +38,4 @@ inline privatized_plan plan_privatized(int slots, int copies_wanted, std::size_t
   return p;
 }
 
-/// Largest power-of-two number of copies (<= 32) whose counters fit `budget` bytes;
-/// the default choice until the cost model decides (1 when even one copy is larger).
-inline int default_copies(int slots, std::size_t counter_bytes, std::size_t budget)
-{
-  int c = 32;
-  while (c > 1 && static_cast<std::size_t>(slots) * counter_bytes * c > budget) { c /= 2; }
-  return c;
-}
-
 }  // namespace twobody::detail

@@ -3,11 +3,16 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/pair_kernels.cuh>
 #include <twobody/detail/tile_schedule.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/model/occupancy.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <cstdint>
 #include <string>
 
@@ -62,14 +67,6 @@ inline int current_device()
   return dev;
 }
 
-/// Largest dynamic shared memory a kernel with `static_bytes` of static shared memory may ask for.
-inline std::size_t max_dynamic_smem(std::size_t static_bytes)
-{
-  int optin = 0;
-  TWOBODY_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, current_device()));
-  return static_cast<std::size_t>(optin) > static_bytes ? static_cast<std::size_t>(optin) - static_bytes : 0;
-}
-
 /// The kernel (tiled or naive) for an input policy and output agent.
 template <class Input, class Agent, class Points, class F>
 struct pair_kernel {
@@ -85,14 +82,44 @@ struct pair_kernel {
     }
   }
 
-  static std::size_t static_smem()
+  /// The kernel's attributes on the current device, read once per device (cudaFuncGetAttributes
+  /// and cudaFuncSetAttribute cost microseconds a call: too much for small problems).
+  struct attributes {
+    int regs_per_thread       = 0;
+    std::size_t static_smem   = 0;
+    std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
+  };
+  static attributes const& attrs()
   {
-    cudaFuncAttributes attr{};
-    TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&attr, get()));
-    return attr.sharedSizeBytes;
+    static std::mutex m;
+    static std::array<std::unique_ptr<attributes>, 64> cache;
+    int const dev = current_device();
+    TWOBODY_EXPECTS(dev < static_cast<int>(cache.size()), "device ordinal out of range");
+    std::lock_guard<std::mutex> lock(m);
+    if (!cache[dev]) {
+      cudaFuncAttributes fa{};
+      TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, get()));
+      auto a             = std::make_unique<attributes>();
+      a->regs_per_thread = fa.numRegs;
+      a->static_smem     = fa.sharedSizeBytes;
+      std::size_t const optin = device_info::get(dev).smem_per_block_optin;
+      a->dynamic_limit   = optin > a->static_smem ? optin - a->static_smem : 0;
+      TWOBODY_CUDA_TRY(
+        cudaFuncSetAttribute(get(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a->dynamic_limit)));
+      cache[dev] = std::move(a);
+    }
+    return *cache[dev];
   }
 
-  static std::size_t dynamic_smem_limit() { return max_dynamic_smem(static_smem()); }
+  static std::size_t static_smem() { return attrs().static_smem; }
+
+  static std::size_t dynamic_smem_limit() { return attrs().dynamic_limit; }
+
+  /// What the cost model needs to know about this kernel (see model/policy.cuh).
+  static kernel_resources resources(std::size_t dynamic_smem = 0)
+  {
+    return {Input::block_threads, attrs().regs_per_thread, attrs().static_smem, dynamic_smem};
+  }
 
   static constexpr int naive_chunk = 4096;
 
@@ -115,12 +142,11 @@ struct pair_kernel {
                     ("the output needs " + std::to_string(dynamic_smem) + " bytes of shared memory per block but only " +
                      std::to_string(limit) + " are available: use fewer bins or copies, or output::global_atomics")
                       .c_str());
-    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
     if constexpr (Input::tiled) {
-      int per_sm = 0, sms = 0;
+      int per_sm = 0;
       TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, Input::block_threads, dynamic_smem));
       TWOBODY_EXPECTS(per_sm > 0, "the kernel cannot run on this GPU: too much shared memory or registers per block");
-      TWOBODY_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, current_device()));
+      int const sms = device_info::get().sm_count;
       size_type const total = schedule(pairs).total;
       size_type const grid  = static_cast<size_type>(per_sm) * sms;
       lp.grid               = static_cast<int>(total < grid ? total : grid);

@@ -1,0 +1,236 @@
+// Plumbing shared by the benchmark binaries: seeded uniform points in a 100^3 box (rotated
+// over several device copies so large inputs start outside L2), CUDA-event timing, counters.
+#pragma once
+
+#include <twobody/twobody.cuh>
+
+#include "../examples/example_common.hpp"  // EXAMPLE_CUDA_CHECK
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+
+constexpr float box_side   = 100.f;
+constexpr float radius     = 5.f;
+constexpr float kernel_h   = 2.f;
+constexpr float sdh_range  = 173.20508f;  // 100 sqrt(3): every distance in the box
+constexpr float rdf_range  = 50.f;        // half the periodic box
+constexpr std::size_t rotate_bytes = 4u << 20;  // inputs at least this large are rotated
+constexpr std::size_t rotate_total = 160u << 20;  // ... over copies adding up to about this (L2: 50 MB)
+
+// ---------------------------------------------------------------------------
+// Data: generated once per (type, N, copy) on the host, copied to the device once.
+// ---------------------------------------------------------------------------
+template <class T>
+struct host_points {
+  std::vector<T> c[3];
+  twobody::points<T, 3> view() const { return twobody::make_points(static_cast<long long>(c[0].size()), c[0].data(), c[1].data(), c[2].data()); }
+};
+
+template <class T>
+host_points<T> const& host_data(long long n, int copy = 0)
+{
+  static std::map<std::pair<long long, int>, std::unique_ptr<host_points<T>>> cache;
+  auto& slot = cache[{n, copy}];
+  if (!slot) {
+    slot = std::make_unique<host_points<T>>();
+    std::mt19937 rng(12345 + 7919 * copy);
+    std::uniform_real_distribution<float> u(0.f, box_side);
+    for (auto& c : slot->c) { c.resize(n); }
+    for (long long i = 0; i < n; ++i) {
+      for (auto& c : slot->c) { c[i] = static_cast<T>(u(rng)); }
+    }
+  }
+  return *slot;
+}
+
+template <class T>
+struct device_points {
+  T* c[3] = {nullptr, nullptr, nullptr};
+  long long n = 0;
+  device_points() = default;
+  device_points(device_points const&) = delete;
+  device_points& operator=(device_points const&) = delete;
+  ~device_points()
+  {
+    for (T* p : c) { (void)cudaFree(p); }
+  }
+  twobody::points<T, 3> view() const { return twobody::make_points(n, c[0], c[1], c[2]); }
+};
+
+template <class T>
+int rotation_copies(long long n)
+{
+  std::size_t const bytes = 3 * sizeof(T) * static_cast<std::size_t>(n);
+  if (bytes < rotate_bytes) { return 1; }
+  std::size_t const k = (rotate_total + bytes - 1) / bytes;
+  return static_cast<int>(k < 2 ? 2 : (k > 8 ? 8 : k));
+}
+
+template <class T>
+twobody::points<T, 3> device_data(long long n, int copy)
+{
+  static std::map<std::pair<long long, int>, std::unique_ptr<device_points<T>>> cache;
+  auto& slot = cache[{n, copy}];
+  if (!slot) {
+    auto d        = std::make_unique<device_points<T>>();
+    auto const& h = host_data<T>(n, copy);
+    for (int k = 0; k < 3; ++k) {
+      EXAMPLE_CUDA_CHECK(cudaMalloc(&d->c[k], sizeof(T) * n));
+      EXAMPLE_CUDA_CHECK(cudaMemcpy(d->c[k], h.c[k].data(), sizeof(T) * n, cudaMemcpyHostToDevice));
+    }
+    d->n = n;
+    slot = std::move(d);
+  }
+  return slot->view();
+}
+
+/// The device copies a benchmark rotates over (one for small inputs).
+template <class T>
+std::vector<twobody::points<T, 3>> rotated(long long n)
+{
+  std::vector<twobody::points<T, 3>> v;
+  for (int k = 0; k < rotation_copies<T>(n); ++k) { v.push_back(device_data<T>(n, k)); }
+  return v;
+}
+
+inline double self_pair_count(long long n) { return double(n) * double(n - 1) / 2.0; }
+
+struct gpu_info {
+  int sms = 0;
+  double clock_hz = 0;
+  std::string name;
+};
+
+inline gpu_info const& gpu()
+{
+  static gpu_info info = [] {
+    gpu_info g;
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+      g.sms  = prop.multiProcessorCount;
+      g.name = prop.name;
+      int khz = 0;
+      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) == cudaSuccess) { g.clock_hz = khz * 1e3; }
+    }
+    return g;
+  }();
+  return info;
+}
+
+/// pairs_per_s, and the fraction of the FP peak for problems whose cost is pure arithmetic.
+inline void set_counters(benchmark::State& state, double pairs, double flops_per_pair = 0, int fp_lanes_per_sm = 128)
+{
+  state.counters["pairs_per_s"] = benchmark::Counter(pairs * double(state.iterations()), benchmark::Counter::kIsRate);
+  if (flops_per_pair > 0 && gpu().sms > 0) {
+    double const peak = 2.0 * fp_lanes_per_sm * gpu().sms * gpu().clock_hz;
+    state.counters["fma_peak_fraction"] =
+      benchmark::Counter(pairs * flops_per_pair * double(state.iterations()) / peak, benchmark::Counter::kIsRate);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Timing
+// ---------------------------------------------------------------------------
+struct gpu_timer {
+  cudaStream_t stream{};
+  cudaEvent_t start{}, stop{};
+  gpu_timer()
+  {
+    EXAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    EXAMPLE_CUDA_CHECK(cudaEventCreate(&start));
+    EXAMPLE_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~gpu_timer()
+  {
+    (void)cudaEventDestroy(start);
+    (void)cudaEventDestroy(stop);
+    (void)cudaStreamDestroy(stream);
+  }
+  gpu_timer(gpu_timer const&)            = delete;
+  gpu_timer& operator=(gpu_timer const&) = delete;
+
+  /// A warm-up call on a small prefix of the data (iteration -1: first-call costs such as
+  /// module loading and kernel attributes, without the cost of a full call), then each
+  /// iteration's time is the event interval around call(stream, iteration).
+  template <class Call>
+  void run(benchmark::State& state, Call&& call)
+  {
+    call(stream, -1);
+    call(stream, 0);  // and one full call: one-call forms plan per size, so this loads the timed kernel
+    EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    long long it = 0;
+    for (auto _ : state) {
+      EXAMPLE_CUDA_CHECK(cudaEventRecord(start, stream));
+      call(stream, it++);
+      EXAMPLE_CUDA_CHECK(cudaEventRecord(stop, stream));
+      EXAMPLE_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0.f;
+      EXAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      state.SetIterationTime(double(ms) * 1e-3);
+    }
+  }
+
+  /// End to end: wall clock around a synchronous call (host in, host out).
+  template <class Call>
+  void run_wall(benchmark::State& state, Call&& call)
+  {
+    call(stream, -1);
+    for (auto _ : state) {
+      auto const t0 = std::chrono::steady_clock::now();
+      call(stream, 0);
+      state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  }
+};
+
+/// The points of iteration `it`: the rotated copies in turn, a small prefix for the warm-up (it < 0).
+template <class P>
+P pick(std::vector<P> const& copies, long long it)
+{
+  if (it < 0) {
+    P p    = copies[0];
+    p.size = p.size < 8192 ? p.size : 8192;
+    return p;
+  }
+  return copies[static_cast<std::size_t>(it) % copies.size()];
+}
+
+struct device_scratch {
+  void* ptr = nullptr;
+  explicit device_scratch(std::size_t bytes)
+  {
+    if (bytes > 0) { EXAMPLE_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+  }
+  ~device_scratch() { (void)cudaFree(ptr); }
+  device_scratch(device_scratch const&)            = delete;
+  device_scratch& operator=(device_scratch const&) = delete;
+  template <class T>
+  T* as() const
+  {
+    return static_cast<T*>(ptr);
+  }
+};
+
+template <class Body>
+void guarded(benchmark::State& state, Body&& body)
+{
+  try {
+    body();
+  } catch (twobody::error const& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+inline twobody::distance_bins<float> sdh_bins(int n) { return {sdh_range, n}; }
+
+}  // namespace bench

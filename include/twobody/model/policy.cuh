@@ -1,0 +1,394 @@
+/// \file policy.cuh
+/// \brief Automatic policy choice: the decision tree of Pitaksirianan et al. (Fig. 9) with
+/// the number of private copies and the tile shape from the cost model.
+///
+///     auto plan = twobody::choose_policy(twobody::problem::histogram(twobody::pair_mode::self, n, n, 257));
+///     std::cout << plan;   // input, output, copies, occupancy, rounds, predicted time
+///
+/// The one-call functions (histogram, count_pairs, reduce_pairs) plan this way with the
+/// real register and shared-memory figures of their kernels. For experiments, the
+/// environment variable TWOBODY_POLICY forces parts of the choice, e.g.
+/// `TWOBODY_POLICY=copies=8`, `TWOBODY_POLICY=input=shuffle_tile,copies=4` or
+/// `TWOBODY_POLICY=points_per_thread=4` (keys: input, points_per_thread, copies).
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/model/occupancy.cuh>
+#include <twobody/model/privatization.cuh>
+#include <twobody/points.cuh>
+
+#include <cstdlib>
+#include <limits>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace twobody {
+
+/// Thresholds of the decision tree (bytes).
+/// Outputs up to this size stay in registers (a float4 / int4: the largest type a thread
+/// keeps in registers as one value; the paper's alpha).
+inline constexpr long long register_output_max_bytes = 16;
+
+/// What is computed: the three output families.
+enum class statistic_kind {
+  reduction,  ///< Type I: one value over all pairs (count_pairs, reduce_pairs)
+  histogram,  ///< Type II: a histogram of known size (histogram)
+  per_point,  ///< Type II with one value per point of A (sum_per_point)
+  pair_list   ///< Type III: a record per qualifying pair, size unknown in advance
+};
+
+enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive };
+enum class output_kind { registers, per_point_sum, warp_privatized, direct_output_buffer };
+
+inline char const* to_string(input_kind k)
+{
+  switch (k) {
+    case input_kind::shared_tile: return "shared_tile";
+    case input_kind::readonly_tile: return "readonly_tile";
+    case input_kind::shuffle_tile: return "shuffle_tile";
+    default: return "naive";
+  }
+}
+inline char const* to_string(output_kind k)
+{
+  switch (k) {
+    case output_kind::registers: return "registers";
+    case output_kind::per_point_sum: return "per_point_sum";
+    case output_kind::warp_privatized: return "warp_privatized";
+    default: return "direct_output_buffer";
+  }
+}
+inline char const* to_string(occupancy_limit l)
+{
+  switch (l) {
+    case occupancy_limit::threads: return "threads";
+    case occupancy_limit::registers: return "registers";
+    case occupancy_limit::shared_memory: return "shared memory";
+    default: return "blocks";
+  }
+}
+
+/// The problem to plan: sizes, family and output size.
+struct problem {
+  statistic_kind kind = statistic_kind::histogram;
+  pair_mode mode      = pair_mode::self;
+  long long n_a = 0, n_b = 0;   ///< points of A and B (B = A in self and ordered mode)
+  long long output_bytes = 0;   ///< reduction: the value's size; unknown (pair_list): -1
+  int slots         = 0;        ///< histogram: bins + 1 (the outside slot)
+  int counter_bytes = 4;        ///< histogram: bytes of one shared-memory counter
+  int value_bytes   = 4;        ///< coordinate type (4: float, 8: double)
+  int dims          = 3;
+
+  static problem histogram_of(pair_mode mode, long long n_a, long long n_b, int slots, int counter_bytes = 4,
+                              int value_bytes = 4, int dims = 3)
+  {
+    problem p;
+    p.kind          = statistic_kind::histogram;
+    p.mode          = mode;
+    p.n_a           = n_a;
+    p.n_b           = n_b;
+    p.slots         = slots;
+    p.counter_bytes = counter_bytes;
+    p.output_bytes  = static_cast<long long>(slots) * counter_bytes;
+    p.value_bytes   = value_bytes;
+    p.dims          = dims;
+    return p;
+  }
+  static problem reduction_of(pair_mode mode, long long n_a, long long n_b, long long value_bytes_out,
+                              int value_bytes = 4, int dims = 3)
+  {
+    problem p;
+    p.kind         = statistic_kind::reduction;
+    p.mode         = mode;
+    p.n_a          = n_a;
+    p.n_b          = n_b;
+    p.output_bytes = value_bytes_out;
+    p.value_bytes  = value_bytes;
+    p.dims         = dims;
+    return p;
+  }
+};
+
+/// One compiled input policy the planner may pick, with its kernel's resources.
+struct input_candidate {
+  input_kind input      = input_kind::shared_tile;
+  int block_threads     = 256;
+  int points_per_thread = 4;
+  int regs_per_thread   = 0;      ///< 0: unknown (not limited)
+  std::size_t static_smem = 0;    ///< the tile's shared memory
+  std::string name() const
+  {
+    return std::string(to_string(input)) + "<" + std::to_string(block_threads) + ", " +
+           std::to_string(points_per_thread) + ">";
+  }
+};
+
+/// The model's constants for one input candidate on one GPU.
+struct cost_constants {
+  privatization_constants histogram;  ///< privatized histograms
+  double reduction_c_l;               ///< seconds per pair per SM of a pair count (registers output)
+};
+
+/// Measured on the H100 SXM (sm_90) by benchmarks/calibrate_model.cu, 2026-11-23, commit
+/// noted in benchmarks/results/calibration-h100-2026-11-23.txt. Other GPUs use these too
+/// (the choice depends on their ratios; the predicted seconds are then rough).
+inline cost_constants h100_constants(input_candidate const& c)
+{
+  // C_L per SM-pair, C_LP, saturation warps; 2PCF C_L.
+  if (c.input == input_kind::shuffle_tile) { return {{6.32e-11, 1.3e-12, 9.0}, 4.0e-11}; }
+  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, 1.3e-12, 9.0}, 5.5e-11}; }
+  if (c.points_per_thread >= 8) { return {{5.55e-11, 1.3e-12, 9.0}, 3.32e-11}; }
+  return {{5.67e-11, 1.3e-12, 9.0}, 3.36e-11};
+}
+
+/// What choose_policy decided, and why.
+struct policy_plan {
+  input_candidate input;
+  output_kind output   = output_kind::registers;
+  int copies           = 0;   ///< warp_privatized: private copies per block
+  int passes           = 1;   ///< warp_privatized: passes over all pairs (windows of the bin range)
+  int window           = 0;   ///< warp_privatized: slots counted per pass
+  std::size_t dynamic_smem = 0;
+  occupancy occ;
+  long long rounds          = 0;
+  double predicted_seconds  = 0.0;
+  bool forced               = false;  ///< TWOBODY_POLICY restricted the choice
+  std::string reason;
+
+  std::string to_string() const
+  {
+    std::ostringstream s;
+    s << "input " << input.name() << ", output " << twobody::to_string(output);
+    if (output == output_kind::warp_privatized) {
+      s << "{" << copies << "}";
+      if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
+    }
+    s << "; " << occ.blocks_per_sm << " blocks/SM (limited by " << twobody::to_string(occ.limit) << "), " << rounds
+      << " rounds, predicted " << predicted_seconds * 1e3 << " ms" << (forced ? " [forced by TWOBODY_POLICY]" : "")
+      << "; " << reason;
+    return s.str();
+  }
+  friend std::ostream& operator<<(std::ostream& os, policy_plan const& p) { return os << p.to_string(); }
+};
+
+namespace model {
+
+/// Parsed TWOBODY_POLICY (0 / unset: free).
+struct policy_override {
+  int copies            = 0;
+  int points_per_thread = 0;
+  bool has_input        = false;
+  input_kind input      = input_kind::shared_tile;
+  bool any() const { return copies != 0 || points_per_thread != 0 || has_input; }
+};
+
+inline policy_override parse_policy_override(char const* text)
+{
+  policy_override o;
+  if (text == nullptr || *text == '\0') { return o; }
+  std::string s(text);
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t const end = s.find(',', pos);
+    std::string const item = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    pos = end == std::string::npos ? s.size() + 1 : end + 1;
+    if (item.empty()) { continue; }
+    std::size_t const eq = item.find('=');
+    TWOBODY_EXPECTS(eq != std::string::npos, ("TWOBODY_POLICY: expected key=value, got '" + item + "'").c_str());
+    std::string const key = item.substr(0, eq), value = item.substr(eq + 1);
+    auto as_int = [&](int lo, int hi) {
+      char* endp  = nullptr;
+      long const v = std::strtol(value.c_str(), &endp, 10);
+      TWOBODY_EXPECTS(endp != value.c_str() && *endp == '\0' && v >= lo && v <= hi,
+                      ("TWOBODY_POLICY: " + key + " must be an integer in [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "], got '" + value + "'").c_str());
+      return static_cast<int>(v);
+    };
+    if (key == "copies") {
+      o.copies = as_int(1, 32);
+    } else if (key == "points_per_thread") {
+      o.points_per_thread = as_int(1, 64);
+    } else if (key == "input") {
+      o.has_input = true;
+      if (value == "shared_tile") {
+        o.input = input_kind::shared_tile;
+      } else if (value == "readonly_tile") {
+        o.input = input_kind::readonly_tile;
+      } else if (value == "shuffle_tile") {
+        o.input = input_kind::shuffle_tile;
+      } else {
+        TWOBODY_EXPECTS(false, ("TWOBODY_POLICY: input must be shared_tile, readonly_tile or shuffle_tile, got '" + value +
+                                "'").c_str());
+      }
+    } else {
+      TWOBODY_EXPECTS(false, ("TWOBODY_POLICY: unknown key '" + key + "' (known: input, points_per_thread, copies)").c_str());
+    }
+  }
+  return o;
+}
+
+/// Work items (tile pairs) of a problem for tiles of `tile` points, and pairs per item.
+inline long long tile_pairs(problem const& p, long long tile)
+{
+  long long const ra = (p.n_a + tile - 1) / tile;
+  long long const rb = p.mode == pair_mode::cross ? (p.n_b + tile - 1) / tile : ra;
+  return p.mode == pair_mode::self ? ra * (ra + 1) / 2 : ra * rb;
+}
+
+}  // namespace model
+
+/// The candidates the library compiles for a problem when the caller gives none (register
+/// counts of the sm_90 builds, from -Xptxas -v): 8 points per thread only for float points
+/// of up to 4 dimensions (more would spill).
+inline std::vector<input_candidate> default_candidates(problem const& p)
+{
+  std::size_t const point_bytes = static_cast<std::size_t>(p.value_bytes) * (p.dims <= 3 ? 4 : p.dims);
+  std::vector<input_candidate> c;
+  if (p.kind == statistic_kind::histogram && p.value_bytes == 4 && p.dims <= 4) {
+    c.push_back({input_kind::shared_tile, 256, 8, 128, 2048 * point_bytes});
+  }
+  c.push_back({input_kind::shared_tile, 256, 4, 126, 1024 * point_bytes});
+  if (p.kind == statistic_kind::histogram) { c.push_back({input_kind::shuffle_tile, 256, 4, 96, 0}); }
+  return c;
+}
+
+/// Plans `p` on `dev` among `candidates` (the input policies compiled for it).
+///  1. Unknown output size (Type III) -> direct output buffer.
+///  2. Output of at most register_output_max_bytes (Type I) -> registers; per-point
+///     statistics -> per-point register sums. Input: the candidate with the least predicted
+///     time (the tile shape matters for small N, where few tile pairs leave SMs idle).
+///  3. Histograms -> warp_privatized with the (input, copies) of least predicted time:
+///     H in {32, 16, 8, 4, 2, 1} where the copies fit next to the input's tile; one copy in
+///     several passes when even one copy does not fit. The shared tile wins while tile plus
+///     copies leave the occupancy at its register limit; the shuffle tile (no shared memory)
+///     when the copies need the tile's shared memory.
+inline policy_plan choose_policy(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
+{
+  TWOBODY_EXPECTS(p.n_a >= 0 && p.n_b >= 0, "choose_policy: negative sizes");
+  TWOBODY_EXPECTS(dev.sm_count > 0, "choose_policy: incomplete device description");
+  model::policy_override const force = model::parse_policy_override(std::getenv("TWOBODY_POLICY"));
+  std::vector<input_candidate> allowed;
+  for (auto const& c : candidates) {
+    if (force.has_input && c.input != force.input) { continue; }
+    if (force.points_per_thread != 0 && c.points_per_thread != force.points_per_thread) { continue; }
+    allowed.push_back(c);
+  }
+  std::string const available = [&] {
+    std::string s;
+    for (auto const& c : candidates) { s += (s.empty() ? "" : ", ") + c.name(); }
+    return s;
+  }();
+  TWOBODY_EXPECTS(!candidates.empty(), "choose_policy: no input candidates");
+  TWOBODY_EXPECTS(!allowed.empty(),
+                  ("TWOBODY_POLICY asks for an input this call was not compiled with (available: " + available + ")").c_str());
+
+  policy_plan best;
+  best.forced            = force.any();
+  best.predicted_seconds = std::numeric_limits<double>::infinity();
+
+  if (p.kind == statistic_kind::pair_list || p.output_bytes < 0) {
+    best.input  = allowed.front();
+    best.output = output_kind::direct_output_buffer;
+    best.occ    = model::blocks_per_sm(dev, {best.input.block_threads, best.input.regs_per_thread, best.input.static_smem, 0});
+    best.predicted_seconds = 0.0;
+    best.reason = "output size unknown: pages of a direct output buffer";
+    return best;
+  }
+
+  if (p.kind != statistic_kind::histogram) {
+    TWOBODY_EXPECTS(p.kind == statistic_kind::per_point || p.output_bytes <= register_output_max_bytes,
+                    "choose_policy: a reduction's value must fit in registers (at most 16 bytes); "
+                    "larger outputs are histograms");
+    for (auto const& c : allowed) {
+      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
+      if (occ.blocks_per_sm == 0) { continue; }
+      long long const tile  = static_cast<long long>(c.block_threads) * c.points_per_thread;
+      long long const items = model::tile_pairs(p, tile);
+      cost_constants const k = h100_constants(c);
+      privatization_constants const rk{k.reduction_c_l, 0.0, k.histogram.saturation_warps};
+      double const t = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, rk.c_l, rk);
+      if (t < best.predicted_seconds) {
+        best.input             = c;
+        best.occ               = occ;
+        best.rounds            = model::rounds(items, occ.blocks_per_sm, dev.sm_count);
+        best.predicted_seconds = t;
+      }
+    }
+    TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0, "choose_policy: no input candidate fits on this GPU");
+    best.output = p.kind == statistic_kind::per_point ? output_kind::per_point_sum : output_kind::registers;
+    best.reason = p.kind == statistic_kind::per_point ? "one value per point: per-thread register sums"
+                                                      : "output of at most 16 bytes: registers";
+    return best;
+  }
+
+  TWOBODY_EXPECTS(p.slots >= 1 && p.counter_bytes >= 1, "choose_policy: a histogram needs slots and counter bytes");
+  for (auto const& c : allowed) {
+    cost_constants const k = h100_constants(c);
+    long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
+    long long const items  = model::tile_pairs(p, tile);
+    std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
+    std::size_t const one_copy  = static_cast<std::size_t>(p.slots) * p.counter_bytes;
+    bool any_fit                = false;
+    for (int h = 32; h >= 1; h /= 2) {
+      if (force.copies != 0 && h != force.copies) { continue; }
+      std::size_t const smem = one_copy * h;
+      if (smem > smem_left) { continue; }
+      any_fit = true;
+      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, smem});
+      if (occ.blocks_per_sm == 0) { continue; }
+      double const lat = model::privatized_latency(p.slots, h, k.histogram);
+      double const t   = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram);
+      if (t < best.predicted_seconds) {
+        best.input             = c;
+        best.copies            = h;
+        best.passes            = 1;
+        best.window            = p.slots;
+        best.dynamic_smem      = smem;
+        best.occ               = occ;
+        best.rounds            = model::rounds(items, occ.blocks_per_sm, dev.sm_count);
+        best.predicted_seconds = t;
+      }
+    }
+    if (!any_fit && (force.copies == 0 || force.copies == 1) && smem_left >= static_cast<std::size_t>(p.counter_bytes)) {
+      // Past shared memory: one copy, the bin range in windows, one pass over all pairs each.
+      int const window  = static_cast<int>(smem_left / p.counter_bytes);
+      int const passes  = (p.slots + window - 1) / window;
+      std::size_t const smem = static_cast<std::size_t>(window) * p.counter_bytes;
+      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, smem});
+      if (occ.blocks_per_sm == 0) { continue; }
+      double const lat = model::privatized_latency(window, 1, k.histogram);
+      double const t   = passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat,
+                                                           k.histogram);
+      if (t < best.predicted_seconds) {
+        best.input             = c;
+        best.copies            = 1;
+        best.passes            = passes;
+        best.window            = window;
+        best.dynamic_smem      = smem;
+        best.occ               = occ;
+        best.rounds            = passes * model::rounds(items, occ.blocks_per_sm, dev.sm_count);
+        best.predicted_seconds = t;
+      }
+    }
+  }
+  TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0,
+                  force.copies != 0 ? "TWOBODY_POLICY: the forced number of copies does not fit in shared memory"
+                                    : "choose_policy: no composition fits on this GPU");
+  best.output = output_kind::warp_privatized;
+  std::ostringstream why;
+  why << p.slots << " slots x " << p.counter_bytes << " B: " << model::lanes_per_copy(best.copies)
+      << " lanes per copy over " << model::conflict_slots(best.window, best.copies) << " bank-distinct slots";
+  best.reason = why.str();
+  return best;
+}
+
+/// Plans `p` on `dev` with the library's default candidates.
+inline policy_plan choose_policy(problem const& p, device_info const& dev = device_info::get())
+{
+  return choose_policy(p, dev, default_candidates(p));
+}
+
+}  // namespace twobody

@@ -1,0 +1,92 @@
+/// \file privatization.cuh
+/// \brief The latency model of H private histogram copies (Pitaksirianan et al., Eqs. 2-5)
+/// and the run-time prediction built from it and the occupancy model.
+///
+/// With H copies per block, lane l updates copy l % H, so k = 32 / H lanes of a warp share
+/// one copy. The birthday problem gives the chance that those k lanes hit distinct slots,
+/// p_k = exp(-k(k-1) / (2 S)), and the latency of one update is
+///     L(1, C) = C,   L(k, C) = p_k C + (1 - p_k) L(k - 1, C + C_LP),   L = L(k, C_L).
+///
+/// Bank layout: twobody stores the copies bin-major (counter (bin, copy) at word
+/// bin * H + copy, output/privatized_histogram.cuh), so copy c lives only in the 32 / H banks
+/// b with b % H == c. Two lanes of one copy then conflict when their bins agree modulo
+/// 32 / H (same bank), not only when the bins are equal, and lanes of different copies never
+/// conflict. S is therefore min(H_S, 32 / H), not H_S: with H = 1 the 32 lanes compete for
+/// 32 banks whatever the number of bins.
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/model/occupancy.cuh>
+
+#include <algorithm>
+#include <cmath>
+
+namespace twobody {
+
+/// Per-GPU constants of the model, measured by benchmarks/calibrate_model.cu.
+struct privatization_constants {
+  double c_l;               ///< seconds per pair per SM without conflicts, at full issue rate (C_L)
+  double c_lp;              ///< seconds per pair per SM added per conflict step (C_LP)
+  double saturation_warps;  ///< resident warps per SM from which the kernel runs at full rate
+};
+
+namespace model {
+
+/// p_k: probability that k lanes hit k distinct slots out of `slots` (Eq. 5).
+inline double p_distinct(int k, double slots)
+{
+  TWOBODY_EXPECTS(k >= 1 && slots >= 1.0, "privatization model: need k >= 1 and at least one slot");
+  return std::exp(-static_cast<double>(k) * (k - 1) / (2.0 * slots));
+}
+
+/// The exact birthday product of Eq. 4 (for tests of the approximation).
+inline double p_distinct_exact(int k, double slots)
+{
+  double p = 1.0;
+  for (int i = 1; i < k; ++i) { p *= std::max(0.0, (slots - i) / slots); }
+  return p;
+}
+
+/// L(k, C): latency of one update when k lanes share a copy of `slots` bank-distinct slots (Eqs. 2-3).
+inline double update_latency(int k, double slots, double c, double c_lp)
+{
+  if (k <= 1) { return c; }
+  double const p = p_distinct(k, slots);
+  return p * c + (1.0 - p) * update_latency(k - 1, slots, c + c_lp, c_lp);
+}
+
+/// Lanes of a warp that share one copy when a block keeps `copies` copies (1..32).
+inline int lanes_per_copy(int copies) { return (32 + copies - 1) / copies; }
+
+/// Slots among which the lanes of one copy can collide, given the bin-major layout: a
+/// power-of-two H leaves each copy 32 / H banks (see the file comment).
+inline double conflict_slots(int histogram_slots, int copies)
+{
+  bool const pow2 = copies > 0 && (copies & (copies - 1)) == 0;
+  double const banks = pow2 ? 32.0 / copies : 32.0;  // other H: copies overlap in banks
+  return std::min(static_cast<double>(histogram_slots), banks);
+}
+
+/// Latency of one update with `copies` copies of a histogram of `histogram_slots` slots.
+inline double privatized_latency(int histogram_slots, int copies, privatization_constants const& k)
+{
+  return update_latency(lanes_per_copy(copies), conflict_slots(histogram_slots, copies), k.c_l, k.c_lp);
+}
+
+/// Predicted run time (seconds): rounds x the time one SM needs for one tile pair per
+/// resident block (Eq. 1 and 2). Each SM shares its issue rate among its resident blocks,
+/// so a round takes blocks x tile_pairs_points^2 x L, divided by the fraction of the full rate
+/// that `warps` resident warps reach (min(1, warps / saturation_warps)).
+inline double predicted_seconds(long long work_items, long long pairs_per_item, occupancy const& occ, int block_threads,
+                                int sm_count, double latency, privatization_constants const& k)
+{
+  if (work_items <= 0) { return 0.0; }
+  TWOBODY_EXPECTS(occ.blocks_per_sm > 0, "privatization model: the kernel does not fit on an SM");
+  double const warps = occ.warps_per_sm(block_threads);
+  double const rate  = std::min(1.0, warps / k.saturation_warps);
+  long long const r  = rounds(work_items, occ.blocks_per_sm, sm_count);
+  return static_cast<double>(r) * occ.blocks_per_sm * static_cast<double>(pairs_per_item) * latency / rate;
+}
+
+}  // namespace model
+}  // namespace twobody

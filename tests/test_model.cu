@@ -1,0 +1,247 @@
+// Cost model on the host: occupancy arithmetic (hand-worked cases), the birthday model of
+// private copies, and the decision tree on described GPUs (no GPU needed).
+#include <twobody/model/policy.cuh>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace twobody;
+
+namespace {
+
+/// Sets TWOBODY_POLICY for one scope.
+struct scoped_policy {
+  explicit scoped_policy(char const* v) { setenv("TWOBODY_POLICY", v, 1); }
+  ~scoped_policy() { unsetenv("TWOBODY_POLICY"); }
+};
+
+struct no_policy_env : ::testing::Test {
+  void SetUp() override { unsetenv("TWOBODY_POLICY"); }
+};
+
+}  // namespace
+
+TEST(Occupancy, HandWorkedH100Cases)
+{
+  device_info const h = device_info::h100_sxm();
+  // 256 threads, no registers or shared memory given: 2048 / 256 = 8 blocks (threads).
+  occupancy o = model::blocks_per_sm(h, {256, 0, 0, 0});
+  EXPECT_EQ(o.blocks_per_sm, 8);
+  EXPECT_EQ(o.limit, occupancy_limit::threads);
+  // 128 registers: 128 * 32 = 4096 per warp, 65536 / 4096 = 16 warps = 2 blocks of 8 warps.
+  o = model::blocks_per_sm(h, {256, 128, 0, 0});
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_EQ(o.limit, occupancy_limit::registers);
+  // 126 registers round up to 4096 per warp as well (unit 256): still 2.
+  EXPECT_EQ(model::blocks_per_sm(h, {256, 126, 0, 0}).blocks_per_sm, 2);
+  // 72 registers: 2304 per warp, 28 warps, 3 blocks of 8.
+  EXPECT_EQ(model::blocks_per_sm(h, {256, 72, 0, 0}).blocks_per_sm, 3);
+  // Shared memory: 32 KiB tile + 33 KiB copies + 1 KiB reserved = 67584 B, 233472 / 67584 = 3.
+  o = model::blocks_per_sm(h, {256, 64, 32768, 257 * 4 * 32});
+  EXPECT_EQ(o.blocks_per_sm, 3);
+  EXPECT_EQ(o.limit, occupancy_limit::shared_memory);
+  // The 1 KiB reserved per block matters: 4 x (57344 + 1024) = 233472 fits exactly, 57345 does not.
+  EXPECT_EQ(model::blocks_per_sm(h, {256, 32, 0, 57344}).blocks_per_sm, 4);
+  EXPECT_EQ(model::blocks_per_sm(h, {256, 32, 0, 57345}).blocks_per_sm, 3);
+  // More than a block may opt in to: does not fit at all.
+  EXPECT_EQ(model::blocks_per_sm(h, {256, 32, 0, 232449}).blocks_per_sm, 0);
+  // Small blocks: 32 threads, 32 blocks per SM at most.
+  o = model::blocks_per_sm(h, {32, 16, 0, 0});
+  EXPECT_EQ(o.blocks_per_sm, 32);
+  EXPECT_EQ(o.limit, occupancy_limit::blocks);
+}
+
+TEST(Occupancy, SmallSharedMemoryGpu)
+{
+  device_info const t4 = device_info::t4();
+  EXPECT_EQ(model::blocks_per_sm(t4, {256, 0, 0, 0}).blocks_per_sm, 4);  // 1024 threads per SM
+  EXPECT_EQ(model::blocks_per_sm(t4, {256, 0, 16384, 16384}).blocks_per_sm, 2);
+  EXPECT_EQ(model::blocks_per_sm(t4, {256, 0, 32768, 32769}).blocks_per_sm, 0);
+}
+
+TEST(Occupancy, Rounds)
+{
+  EXPECT_EQ(model::rounds(0, 2, 132), 0);
+  EXPECT_EQ(model::rounds(1, 2, 132), 1);
+  EXPECT_EQ(model::rounds(264, 2, 132), 1);
+  EXPECT_EQ(model::rounds(265, 2, 132), 2);
+  EXPECT_EQ(model::rounds(131328, 2, 132), 498);  // 2^20 points, tiles of 2048: 512 * 513 / 2 tile pairs
+  EXPECT_THROW(model::rounds(10, 0, 132), twobody::error);
+}
+
+TEST(Privatization, BirthdayProbabilities)
+{
+  // Eq. 5 against the exact product of Eq. 4.
+  EXPECT_DOUBLE_EQ(model::p_distinct(1, 10), 1.0);
+  EXPECT_NEAR(model::p_distinct(2, 2), std::exp(-0.5), 1e-15);
+  EXPECT_DOUBLE_EQ(model::p_distinct_exact(2, 2), 0.5);
+  EXPECT_DOUBLE_EQ(model::p_distinct_exact(3, 2), 0.0);
+  EXPECT_NEAR(model::p_distinct_exact(23, 365), 0.4927, 1e-4);  // the birthday problem
+  EXPECT_NEAR(model::p_distinct(23, 365), 0.4999, 1e-3);
+  EXPECT_NEAR(model::p_distinct(32, 256), model::p_distinct_exact(32, 256), 0.03);
+  EXPECT_THROW(model::p_distinct(0, 4), twobody::error);
+}
+
+TEST(Privatization, LatencyRecursion)
+{
+  // k = 1: no conflict.
+  EXPECT_DOUBLE_EQ(model::update_latency(1, 4, 1.0, 0.5), 1.0);
+  // k = 2: p C + (1 - p)(C + C_LP).
+  double const p2 = std::exp(-2.0 * 1 / (2 * 2.0));
+  EXPECT_NEAR(model::update_latency(2, 2, 1.0, 0.5), p2 * 1.0 + (1 - p2) * 1.5, 1e-15);
+  // k = 3 by hand: p3 C + (1 - p3) L(2, C + C_LP).
+  double const s = 8, c = 2, cp = 1;
+  double const p3 = std::exp(-3.0 * 2 / (2 * s)), q2 = std::exp(-1.0 / s);
+  double const l2 = q2 * (c + cp) + (1 - q2) * (c + 2 * cp);
+  EXPECT_NEAR(model::update_latency(3, s, c, cp), p3 * c + (1 - p3) * l2, 1e-12);
+  // Linear in (C_L, C_LP) and growing with k.
+  EXPECT_NEAR(model::update_latency(8, 8, 2.0, 0.0), 2.0, 1e-15);
+  EXPECT_LT(model::update_latency(4, 8, 1.0, 0.1), model::update_latency(8, 8, 1.0, 0.1));
+}
+
+TEST(Privatization, BankLayoutLimitsTheSlots)
+{
+  // Bin-major copies: copy c owns the 32 / H banks b with b % H == c.
+  EXPECT_EQ(model::lanes_per_copy(32), 1);
+  EXPECT_EQ(model::lanes_per_copy(4), 8);
+  EXPECT_DOUBLE_EQ(model::conflict_slots(4097, 1), 32.0);  // 32 lanes, 32 banks, whatever the bins
+  EXPECT_DOUBLE_EQ(model::conflict_slots(4097, 4), 8.0);
+  EXPECT_DOUBLE_EQ(model::conflict_slots(5, 1), 5.0);      // fewer bins than banks
+  EXPECT_DOUBLE_EQ(model::conflict_slots(4097, 3), 32.0);  // not a power of two: copies share banks
+  privatization_constants const k{1.0, 0.1, 8.0};
+  // More copies, less latency; 32 copies: none.
+  double prev = 1e9;
+  for (int h = 1; h <= 32; h *= 2) {
+    double const l = model::privatized_latency(257, h, k);
+    EXPECT_LT(l, prev);
+    prev = l;
+  }
+  EXPECT_DOUBLE_EQ(model::privatized_latency(257, 32, k), 1.0);
+}
+
+TEST(Privatization, PredictedTimeFollowsRoundsAndSaturation)
+{
+  privatization_constants const k{1e-9, 0.0, 8.0};
+  occupancy two{2, occupancy_limit::registers}, one{1, occupancy_limit::shared_memory};
+  // 264 items on 132 SMs with 2 blocks each: one round of 2 items per SM.
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(264, 1000, two, 256, 132, 1e-9, k), 2 * 1000 * 1e-9);
+  // One block of 8 warps reaches the saturation: twice the rounds, half the work per round.
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(264, 1000, one, 256, 132, 1e-9, k), 2 * 1000 * 1e-9);
+  // Below saturation (16 warps needed) one block runs at half rate.
+  privatization_constants const k16{1e-9, 0.0, 16.0};
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(264, 1000, one, 256, 132, 1e-9, k16), 2 * 2 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(0, 1000, one, 256, 132, 1e-9, k), 0.0);
+}
+
+TEST_F(no_policy_env, DecisionTreeFamilies)
+{
+  device_info const h = device_info::h100_sxm();
+  // Type I: registers.
+  policy_plan p = choose_policy(problem::reduction_of(pair_mode::self, 1 << 20, 1 << 20, 8), h);
+  EXPECT_EQ(p.output, output_kind::registers);
+  EXPECT_EQ(p.input.input, input_kind::shared_tile);
+  EXPECT_THROW(choose_policy(problem::reduction_of(pair_mode::self, 1 << 20, 1 << 20, 32), h), twobody::error);
+  // Type III (unknown size): direct output buffer.
+  problem join = problem::reduction_of(pair_mode::self, 1 << 20, 1 << 20, -1);
+  join.kind    = statistic_kind::pair_list;
+  EXPECT_EQ(choose_policy(join, h).output, output_kind::direct_output_buffer);
+  // Type II: privatized copies, and a printable plan.
+  p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257), h);
+  EXPECT_EQ(p.output, output_kind::warp_privatized);
+  EXPECT_NE(p.to_string().find("warp_privatized{"), std::string::npos);
+  EXPECT_GT(p.predicted_seconds, 0.0);
+}
+
+TEST_F(no_policy_env, H100CopiesFollowSharedMemory)
+{
+  device_info const h = device_info::h100_sxm();
+  auto plan = [&](int slots) { return choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h); };
+  // Few bins: 32 bank-private copies next to the 2048-point tile (2 blocks/SM by registers).
+  for (int slots : {2, 17, 257, 600}) {
+    policy_plan const p = plan(slots);
+    EXPECT_EQ(p.copies, 32) << slots;
+    EXPECT_EQ(p.input.points_per_thread, 8) << slots;
+    EXPECT_EQ(p.occ.blocks_per_sm, 2) << slots;
+  }
+  // 4097 slots: 4 copies (65.5 KB) keep 2 blocks/SM; 8 copies (131 KB) would leave one.
+  policy_plan const big = plan(4097);
+  EXPECT_EQ(big.copies, 4);
+  EXPECT_EQ(big.occ.blocks_per_sm, 2);
+  // Copies never shrink as bins get fewer.
+  int prev = 0;
+  for (int slots = 8193; slots >= 2; slots /= 2) {
+    int const c = plan(slots).copies;
+    EXPECT_GE(c, prev) << slots;
+    prev = c;
+  }
+  // Past shared memory: one copy in several passes.
+  policy_plan const huge = plan(200000);
+  EXPECT_EQ(huge.copies, 1);
+  EXPECT_GT(huge.passes, 1);
+  EXPECT_LE(static_cast<long long>(huge.window) * 4 + huge.input.static_smem, static_cast<long long>(h.smem_per_block_optin));
+}
+
+TEST_F(no_policy_env, SmallProblemsTakeSmallerTiles)
+{
+  device_info const h = device_info::h100_sxm();
+  // 2^14 points: tiles of 2048 make 36 tile pairs for 264 block slots; tiles of 1024 make 136.
+  policy_plan const small = choose_policy(problem::histogram_of(pair_mode::self, 1 << 14, 1 << 14, 257), h);
+  EXPECT_EQ(small.input.points_per_thread, 4);
+  policy_plan const large = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257), h);
+  EXPECT_EQ(large.input.points_per_thread, 8);
+}
+
+TEST_F(no_policy_env, SmallSharedMemoryGpuTakesFewerCopies)
+{
+  device_info const t4 = device_info::t4();
+  // 64 KiB per SM: 257 slots x 32 copies (33 KB) next to a 32 KB tile would not fit twice.
+  policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257), t4);
+  EXPECT_EQ(p.output, output_kind::warp_privatized);
+  EXPECT_LT(p.copies, 32);
+  EXPECT_GE(p.occ.blocks_per_sm, 1);
+  // 4097 slots x 4 B = 16 KB per copy: one copy next to the tile, or the shuffle tile with more.
+  policy_plan const big = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097), t4);
+  EXPECT_EQ(big.passes, 1);
+  EXPECT_GE(big.occ.blocks_per_sm, 1);
+}
+
+TEST_F(no_policy_env, EnvironmentForcesAPolicy)
+{
+  device_info const h = device_info::h100_sxm();
+  problem const sdh = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257);
+  {
+    scoped_policy env("copies=8");
+    policy_plan const p = choose_policy(sdh, h);
+    EXPECT_EQ(p.copies, 8);
+    EXPECT_TRUE(p.forced);
+  }
+  {
+    scoped_policy env("input=shuffle_tile,copies=4");
+    policy_plan const p = choose_policy(sdh, h);
+    EXPECT_EQ(p.input.input, input_kind::shuffle_tile);
+    EXPECT_EQ(p.copies, 4);
+  }
+  {
+    scoped_policy env("points_per_thread=4");
+    EXPECT_EQ(choose_policy(sdh, h).input.points_per_thread, 4);
+  }
+  {
+    scoped_policy env("input=readonly_tile");  // not among the default histogram candidates
+    EXPECT_THROW(choose_policy(sdh, h), twobody::error);
+  }
+  {
+    scoped_policy env("copies=64");
+    EXPECT_THROW(choose_policy(sdh, h), twobody::error);
+  }
+  {
+    scoped_policy env("colour=blue");
+    EXPECT_THROW(choose_policy(sdh, h), twobody::error);
+  }
+  {
+    scoped_policy env("copies=32");  // 4097 slots x 32 copies do not fit
+    EXPECT_THROW(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097), h), twobody::error);
+  }
+  EXPECT_FALSE(choose_policy(sdh, h).forced);
+}
