@@ -84,7 +84,7 @@ struct device_info {
     d.regs_per_sm             = 65536;
     d.max_threads_per_sm      = 2048;
     d.max_blocks_per_sm       = 32;
-    d.l2_bytes                = 50331648;
+    d.l2_bytes                = 52428800;  // 50 MiB
     return d;
   }
 

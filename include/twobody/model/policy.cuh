@@ -132,16 +132,20 @@ struct cost_constants {
   double reduction_c_l;               ///< seconds per pair per SM of a pair count (registers output)
 };
 
-/// Measured on the H100 SXM (sm_90) by benchmarks/calibrate_model.cu, 2026-11-23, commit
-/// noted in benchmarks/results/calibration-h100-2026-11-23.txt. Other GPUs use these too
-/// (the choice depends on their ratios; the predicted seconds are then rough).
+/// Measured on the H100 SXM (sm_90, 132 SMs) by `bench_cost_model --calibrate`, 2026-11-23,
+/// commit aa59706 (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH,
+/// 256 bins, H = 32 for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8
+/// (8 warps/SM) against H = 4 (16 warps/SM) for the saturation; 2PCF counts for the
+/// reductions. readonly_tile was not calibrated (bench_suite's 1.82 T pairs/s SDH, 2.39 T
+/// 2PCF). Other GPUs use these too: the choice depends on their ratios, the predicted
+/// seconds are then rough.
 inline cost_constants h100_constants(input_candidate const& c)
 {
-  // C_L per SM-pair, C_LP, saturation warps; 2PCF C_L.
-  if (c.input == input_kind::shuffle_tile) { return {{6.32e-11, 1.3e-12, 9.0}, 4.0e-11}; }
-  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, 1.3e-12, 9.0}, 5.5e-11}; }
-  if (c.points_per_thread >= 8) { return {{5.55e-11, 1.3e-12, 9.0}, 3.32e-11}; }
-  return {{5.67e-11, 1.3e-12, 9.0}, 3.36e-11};
+  constexpr double c_lp = 1.517e-13, saturation = 9.2;
+  if (c.input == input_kind::shuffle_tile) { return {{6.299e-11, c_lp, saturation}, 4.0e-11}; }
+  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, c_lp, saturation}, 5.5e-11}; }
+  if (c.points_per_thread >= 8) { return {{5.521e-11, c_lp, saturation}, 3.349e-11}; }
+  return {{5.669e-11, c_lp, saturation}, 3.352e-11};
 }
 
 /// What choose_policy decided, and why.

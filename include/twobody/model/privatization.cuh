@@ -23,7 +23,7 @@
 
 namespace twobody {
 
-/// Per-GPU constants of the model, measured by benchmarks/calibrate_model.cu.
+/// Per-GPU constants of the model, measured by `bench_cost_model --calibrate`.
 struct privatization_constants {
   double c_l;               ///< seconds per pair per SM without conflicts, at full issue rate (C_L)
   double c_lp;              ///< seconds per pair per SM added per conflict step (C_LP)
