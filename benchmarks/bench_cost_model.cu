@@ -117,9 +117,9 @@ double median_seconds(Call&& call)
 }
 
 template <class Input>
-double time_sdh(int bins, int copies)
+double time_sdh(int bins, int copies, long long n = sweep_n)
 {
-  auto const p = twobody::self_pairs(device_data<float>(sweep_n, 0));
+  auto const p = twobody::self_pairs(device_data<float>(n, 0));
   auto const b = sdh_bins(bins);
   device_scratch counts(sizeof(unsigned long long) * (b.size() + 1));
   return median_seconds([&](cudaStream_t s) {
@@ -144,10 +144,10 @@ double time_count()
 /// The model's time for latency 1 (seconds per SM-pair) of this composition: measured time
 /// over this factor is the latency (predicted_seconds is linear in it).
 template <class Kernel, class Input>
-double model_factor(int slots, int copies, double saturation)
+double model_factor(int slots, int copies, double saturation, long long n = sweep_n)
 {
   auto const& dev = twobody::device_info::get();
-  twobody::problem p = twobody::problem::histogram_of(twobody::pair_mode::self, sweep_n, sweep_n, slots);
+  twobody::problem p = twobody::problem::histogram_of(twobody::pair_mode::self, n, n, slots);
   long long const tile  = static_cast<long long>(Input::block_threads) * Input::points_per_thread;
   std::size_t const smem = copies == 0 ? 0 : static_cast<std::size_t>(slots) * 4 * copies;
   twobody::occupancy const occ = twobody::model::blocks_per_sm(dev, Kernel::resources(smem));
@@ -201,10 +201,25 @@ int calibrate()
   double const c_l_sh4 = time_sdh<sh4>(256, 32) / model_factor<sdh_kernel<sh4>, sh4>(slots256, 32, sat);
   double const r_st4   = time_count<st4>() / model_factor<count_kernel<st4>, st4>(1, 0, sat);
   double const r_st8   = time_count<st8>() / model_factor<count_kernel<st8>, st8>(1, 0, sat);
-  std::printf("\nH100 constants for model/policy.cuh (seconds per pair per SM):\n");
-  std::printf("  shared_tile<256, 8>:  {{%.4g, %.4g, %.3g}, %.4g}\n", c_l, c_lp, sat, r_st8);
-  std::printf("  shared_tile<256, 4>:  {{%.4g, %.4g, %.3g}, %.4g}\n", c_l_st4, c_lp, sat, r_st4);
-  std::printf("  shuffle_tile<256, 4>: {{%.4g, %.4g, %.3g}, -}\n", c_l_sh4, c_lp, sat);
+  // 5. Diagonal cost: at N = 2^16 there are only a few rounds, and the blocks that hold a
+  //    diagonal tile pair set the time: t = (rounds - 1 + d) x round time.
+  auto diagonal = [&](double t, double c, double factor, long long r) { return t * r / (c * factor) - r + 1.0; };
+  long long const small = 1ll << 16;
+  auto rounds_of = [&](long long tile, twobody::kernel_resources const& res) {
+    twobody::problem p = twobody::problem::histogram_of(twobody::pair_mode::self, small, small, slots256);
+    return twobody::model::rounds(twobody::model::tile_pairs(p, tile), twobody::model::blocks_per_sm(dev, res).blocks_per_sm,
+                                  dev.sm_count);
+  };
+  double const d_st8 = diagonal(time_sdh<st8>(256, 32, small), c_l, model_factor<sdh_kernel<st8>, st8>(slots256, 32, sat, small),
+                                rounds_of(2048, sdh_kernel<st8>::resources(slots256 * 4 * 32)));
+  double const d_st4 = diagonal(time_sdh<st4>(256, 32, small), c_l_st4, model_factor<sdh_kernel<st4>, st4>(slots256, 32, sat, small),
+                                rounds_of(1024, sdh_kernel<st4>::resources(slots256 * 4 * 32)));
+  double const d_sh4 = diagonal(time_sdh<sh4>(256, 32, small), c_l_sh4, model_factor<sdh_kernel<sh4>, sh4>(slots256, 32, sat, small),
+                                rounds_of(1024, sdh_kernel<sh4>::resources(slots256 * 4 * 32)));
+  std::printf("\nH100 constants for model/policy.cuh (seconds per pair per SM; diagonal cost):\n");
+  std::printf("  shared_tile<256, 8>:  {{%.4g, %.4g, %.3g}, %.4g, %.3g}\n", c_l, c_lp, sat, r_st8, d_st8);
+  std::printf("  shared_tile<256, 4>:  {{%.4g, %.4g, %.3g}, %.4g, %.3g}\n", c_l_st4, c_lp, sat, r_st4, d_st4);
+  std::printf("  shuffle_tile<256, 4>: {{%.4g, %.4g, %.3g}, -, %.3g}\n", c_l_sh4, c_lp, sat, d_sh4);
   std::printf("  C_LP / C_L = %.4f; regs: st8 %d, st4 %d, sh4 %d\n", c_lp / c_l, sdh_kernel<st8>::resources().regs_per_thread,
               sdh_kernel<st4>::resources().regs_per_thread, sdh_kernel<sh4>::resources().regs_per_thread);
   return 0;

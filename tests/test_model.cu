@@ -133,6 +133,8 @@ TEST(Privatization, PredictedTimeFollowsRoundsAndSaturation)
   privatization_constants const k16{1e-9, 0.0, 16.0};
   EXPECT_DOUBLE_EQ(model::predicted_seconds(264, 1000, one, 256, 132, 1e-9, k16), 2 * 2 * 1000 * 1e-9);
   EXPECT_DOUBLE_EQ(model::predicted_seconds(0, 1000, one, 256, 132, 1e-9, k), 0.0);
+  // A diagonal tile pair on the critical path: (rounds + extra) round times.
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(264, 1000, two, 256, 132, 1e-9, k, 0.5), 1.5 * 2 * 1000 * 1e-9);
 }
 
 TEST_F(no_policy_env, DecisionTreeFamilies)
@@ -189,8 +191,14 @@ TEST_F(no_policy_env, SmallProblemsTakeSmallerTiles)
   // 2^14 points: tiles of 2048 make 36 tile pairs for 264 block slots; tiles of 1024 make 136.
   policy_plan const small = choose_policy(problem::histogram_of(pair_mode::self, 1 << 14, 1 << 14, 257), h);
   EXPECT_EQ(small.input.points_per_thread, 4);
+  // 2^16 points: 2 rounds of 2048-point tiles, where the block with a diagonal tile pair sets
+  // the time (measured: 1.6 against 1.94 T pairs/s for 1024-point tiles).
+  EXPECT_EQ(choose_policy(problem::histogram_of(pair_mode::self, 1 << 16, 1 << 16, 257), h).input.points_per_thread, 4);
   policy_plan const large = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257), h);
   EXPECT_EQ(large.input.points_per_thread, 8);
+  // Cross mode has no diagonal tile pairs.
+  EXPECT_EQ(model::diagonal_extra(problem::histogram_of(pair_mode::cross, 1 << 16, 1 << 16, 257),
+                                  h100_constants(large.input)), 0.0);
 }
 
 TEST_F(no_policy_env, SmallSharedMemoryGpuTakesFewerCopies)

@@ -130,22 +130,24 @@ struct input_candidate {
 struct cost_constants {
   privatization_constants histogram;  ///< privatized histograms
   double reduction_c_l;               ///< seconds per pair per SM of a pair count (registers output)
+  double diagonal_cost;               ///< time of a diagonal tile pair (self mode) over an off-diagonal one
 };
 
 /// Measured on the H100 SXM (sm_90, 132 SMs) by `bench_cost_model --calibrate`, 2026-11-23,
 /// commit aa59706 (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH,
 /// 256 bins, H = 32 for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8
 /// (8 warps/SM) against H = 4 (16 warps/SM) for the saturation; 2PCF counts for the
-/// reductions. readonly_tile was not calibrated (bench_suite's 1.82 T pairs/s SDH, 2.39 T
+/// reductions; the diagonal costs from the 2^16-point SDH runs of bench_suite at commit
+/// 0103fc9 (1.6 and 1.94 T pairs/s; `--calibrate` measures them too). readonly_tile was not calibrated (bench_suite's 1.82 T pairs/s SDH, 2.39 T
 /// 2PCF). Other GPUs use these too: the choice depends on their ratios, the predicted
 /// seconds are then rough.
 inline cost_constants h100_constants(input_candidate const& c)
 {
   constexpr double c_lp = 1.517e-13, saturation = 9.2;
-  if (c.input == input_kind::shuffle_tile) { return {{6.299e-11, c_lp, saturation}, 4.0e-11}; }
-  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, c_lp, saturation}, 5.5e-11}; }
-  if (c.points_per_thread >= 8) { return {{5.521e-11, c_lp, saturation}, 3.349e-11}; }
-  return {{5.669e-11, c_lp, saturation}, 3.352e-11};
+  if (c.input == input_kind::shuffle_tile) { return {{6.299e-11, c_lp, saturation}, 4.0e-11, 1.5}; }
+  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, c_lp, saturation}, 5.5e-11, 1.5}; }
+  if (c.points_per_thread >= 8) { return {{5.521e-11, c_lp, saturation}, 3.349e-11, 1.89}; }
+  return {{5.669e-11, c_lp, saturation}, 3.352e-11, 2.33};
 }
 
 /// What choose_policy decided, and why.
@@ -242,6 +244,12 @@ inline long long tile_pairs(problem const& p, long long tile)
   return p.mode == pair_mode::self ? ra * (ra + 1) / 2 : ra * rb;
 }
 
+/// Extra rounds on the critical path from a diagonal tile pair (self mode only).
+inline double diagonal_extra(problem const& p, cost_constants const& k)
+{
+  return p.mode == pair_mode::self ? k.diagonal_cost - 1.0 : 0.0;
+}
+
 }  // namespace model
 
 /// The candidates the library compiles for a problem when the caller gives none (register
@@ -313,7 +321,8 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       long long const items = model::tile_pairs(p, tile);
       cost_constants const k = h100_constants(c);
       privatization_constants const rk{k.reduction_c_l, 0.0, k.histogram.saturation_warps};
-      double const t = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, rk.c_l, rk);
+      double const t = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, rk.c_l, rk,
+                                                model::diagonal_extra(p, k));
       if (t < best.predicted_seconds) {
         best.input             = c;
         best.occ               = occ;
@@ -344,7 +353,8 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, smem});
       if (occ.blocks_per_sm == 0) { continue; }
       double const lat = model::privatized_latency(p.slots, h, k.histogram);
-      double const t   = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram);
+      double const t   = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram,
+                                                  model::diagonal_extra(p, k));
       if (t < best.predicted_seconds) {
         best.input             = c;
         best.copies            = h;
@@ -365,7 +375,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       if (occ.blocks_per_sm == 0) { continue; }
       double const lat = model::privatized_latency(window, 1, k.histogram);
       double const t   = passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat,
-                                                           k.histogram);
+                                                           k.histogram, model::diagonal_extra(p, k));
       if (t < best.predicted_seconds) {
         best.input             = c;
         best.copies            = 1;

@@ -77,15 +77,22 @@ inline double privatized_latency(int histogram_slots, int copies, privatization_
 /// resident block (Eq. 1 and 2). Each SM shares its issue rate among its resident blocks,
 /// so a round takes blocks x tile_pairs_points^2 x L, divided by the fraction of the full rate
 /// that `warps` resident warps reach (min(1, warps / saturation_warps)).
+///
+/// `critical_extra` adds work items to the critical path: in self mode a block that holds a
+/// diagonal tile pair takes (diagonal cost - 1) rounds longer (a diagonal tile pairs each own
+/// point with different partners, so no shared load feeds several pairs), which decides the
+/// tile shape when there are only a few rounds.
 inline double predicted_seconds(long long work_items, long long pairs_per_item, occupancy const& occ, int block_threads,
-                                int sm_count, double latency, privatization_constants const& k)
+                                int sm_count, double latency, privatization_constants const& k,
+                                double critical_extra = 0.0)
 {
   if (work_items <= 0) { return 0.0; }
   TWOBODY_EXPECTS(occ.blocks_per_sm > 0, "privatization model: the kernel does not fit on an SM");
   double const warps = occ.warps_per_sm(block_threads);
   double const rate  = std::min(1.0, warps / k.saturation_warps);
   long long const r  = rounds(work_items, occ.blocks_per_sm, sm_count);
-  return static_cast<double>(r) * occ.blocks_per_sm * static_cast<double>(pairs_per_item) * latency / rate;
+  return (static_cast<double>(r) + critical_extra) * occ.blocks_per_sm * static_cast<double>(pairs_per_item) * latency /
+         rate;
 }
 
 }  // namespace model
