@@ -134,20 +134,19 @@ struct cost_constants {
 };
 
 /// Measured on the H100 SXM (sm_90, 132 SMs) by `bench_cost_model --calibrate`, 2026-11-23,
-/// commit aa59706 (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH,
+/// commit 2bfbc9d (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH,
 /// 256 bins, H = 32 for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8
 /// (8 warps/SM) against H = 4 (16 warps/SM) for the saturation; 2PCF counts for the
-/// reductions; the diagonal costs from the 2^16-point SDH runs of bench_suite at commit
-/// 0103fc9 (1.6 and 1.94 T pairs/s; `--calibrate` measures them too). readonly_tile was not calibrated (bench_suite's 1.82 T pairs/s SDH, 2.39 T
-/// 2PCF). Other GPUs use these too: the choice depends on their ratios, the predicted
+/// reductions; 256 bins at N = 2^16 for the diagonal costs. readonly_tile was not
+/// calibrated (from bench_suite: 1.82 T pairs/s SDH, 2.39 T 2PCF; shuffle's diagonal cost). Other GPUs use these too: the choice depends on their ratios, the predicted
 /// seconds are then rough.
 inline cost_constants h100_constants(input_candidate const& c)
 {
-  constexpr double c_lp = 1.517e-13, saturation = 9.2;
-  if (c.input == input_kind::shuffle_tile) { return {{6.299e-11, c_lp, saturation}, 4.0e-11, 1.5}; }
-  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, c_lp, saturation}, 5.5e-11, 1.5}; }
-  if (c.points_per_thread >= 8) { return {{5.521e-11, c_lp, saturation}, 3.349e-11, 1.89}; }
-  return {{5.669e-11, c_lp, saturation}, 3.352e-11, 2.33};
+  constexpr double c_lp = 1.516e-13, saturation = 9.2;
+  if (c.input == input_kind::shuffle_tile) { return {{6.307e-11, c_lp, saturation}, 4.0e-11, 3.54}; }
+  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, c_lp, saturation}, 5.5e-11, 3.54}; }
+  if (c.points_per_thread >= 8) { return {{5.521e-11, c_lp, saturation}, 3.349e-11, 1.92}; }
+  return {{5.67e-11, c_lp, saturation}, 3.352e-11, 2.39};
 }
 
 /// What choose_policy decided, and why.
