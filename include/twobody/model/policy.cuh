@@ -2,17 +2,19 @@
 /// \brief Automatic policy choice: the decision tree of Pitaksirianan et al. (Fig. 9) with
 /// the number of private copies and the tile shape from the cost model.
 ///
-///     auto plan = twobody::choose_policy(twobody::problem::histogram(twobody::pair_mode::self, n, n, 257));
+///     auto plan = twobody::choose_policy(twobody::problem::histogram_of(twobody::pair_mode::self, n, n, 257));
 ///     std::cout << plan;   // input, output, copies, occupancy, rounds, predicted time
 ///
-/// The one-call functions (histogram, count_pairs, reduce_pairs) plan this way with the
-/// real register and shared-memory figures of their kernels. For experiments, the
+/// The one-call histogram and sum_per_point plan this way with the real register and
+/// shared-memory figures of their compiled kernels (plan_histogram, plan_sum_per_point);
+/// the reductions compile one input, the one this tree picks for them. For experiments, the
 /// environment variable TWOBODY_POLICY forces parts of the choice, e.g.
 /// `TWOBODY_POLICY=copies=8`, `TWOBODY_POLICY=input=shuffle_tile,copies=4` or
 /// `TWOBODY_POLICY=points_per_thread=4` (keys: input, points_per_thread, copies).
 #pragma once
 
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/histogram_plan.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
 #include <twobody/model/privatization.cuh>
@@ -138,8 +140,9 @@ struct cost_constants {
 /// 256 bins, H = 32 for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8
 /// (8 warps/SM) against H = 4 (16 warps/SM) for the saturation; 2PCF counts for the
 /// reductions; 256 bins at N = 2^16 for the diagonal costs. readonly_tile was not
-/// calibrated (from bench_suite: 1.82 T pairs/s SDH, 2.39 T 2PCF; shuffle's diagonal cost). Other GPUs use these too: the choice depends on their ratios, the predicted
-/// seconds are then rough.
+/// calibrated (from bench_suite: 1.82 T pairs/s SDH, 2.39 T 2PCF; shuffle's diagonal cost).
+/// Other GPUs use these too: the choice depends on their ratios, the predicted seconds are
+/// then rough.
 inline cost_constants h100_constants(input_candidate const& c)
 {
   constexpr double c_lp = 1.516e-13, saturation = 9.2;
@@ -337,54 +340,42 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
   }
 
   TWOBODY_EXPECTS(p.slots >= 1 && p.counter_bytes >= 1, "choose_policy: a histogram needs slots and counter bytes");
+  auto const counter_bytes = static_cast<std::size_t>(p.counter_bytes);
   for (auto const& c : allowed) {
     cost_constants const k = h100_constants(c);
     long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
     long long const items  = model::tile_pairs(p, tile);
     std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
-    std::size_t const one_copy  = static_cast<std::size_t>(p.slots) * p.counter_bytes;
-    bool any_fit                = false;
+    if (smem_left < counter_bytes) { continue; }
+    // The layouts come from the rule the launch itself applies (detail::plan_privatized).
+    auto consider = [&](detail::privatized_plan const& layout) {
+      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
+      if (occ.blocks_per_sm == 0) { return; }
+      double const lat = model::privatized_latency(layout.window, layout.copies, k.histogram);
+      double const t   = layout.passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count,
+                                                                  lat, k.histogram, model::diagonal_extra(p, k));
+      if (t < best.predicted_seconds) {
+        best.input             = c;
+        best.copies            = layout.copies;
+        best.passes            = layout.passes;
+        best.window            = layout.window;
+        best.dynamic_smem      = layout.smem;
+        best.occ               = occ;
+        best.rounds            = layout.passes * model::rounds(items, occ.blocks_per_sm, dev.sm_count);
+        best.predicted_seconds = t;
+      }
+    };
+    bool any_fit = false;
     for (int h = 32; h >= 1; h /= 2) {
       if (force.copies != 0 && h != force.copies) { continue; }
-      std::size_t const smem = one_copy * h;
-      if (smem > smem_left) { continue; }
+      detail::privatized_plan const layout = detail::plan_privatized(p.slots, h, counter_bytes, smem_left);
+      if (layout.copies != h || layout.passes != 1) { continue; }  // h copies do not fit in one pass
       any_fit = true;
-      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, smem});
-      if (occ.blocks_per_sm == 0) { continue; }
-      double const lat = model::privatized_latency(p.slots, h, k.histogram);
-      double const t   = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram,
-                                                  model::diagonal_extra(p, k));
-      if (t < best.predicted_seconds) {
-        best.input             = c;
-        best.copies            = h;
-        best.passes            = 1;
-        best.window            = p.slots;
-        best.dynamic_smem      = smem;
-        best.occ               = occ;
-        best.rounds            = model::rounds(items, occ.blocks_per_sm, dev.sm_count);
-        best.predicted_seconds = t;
-      }
+      consider(layout);
     }
-    if (!any_fit && (force.copies == 0 || force.copies == 1) && smem_left >= static_cast<std::size_t>(p.counter_bytes)) {
+    if (!any_fit && (force.copies == 0 || force.copies == 1)) {
       // Past shared memory: one copy, the bin range in windows, one pass over all pairs each.
-      int const window  = static_cast<int>(smem_left / p.counter_bytes);
-      int const passes  = (p.slots + window - 1) / window;
-      std::size_t const smem = static_cast<std::size_t>(window) * p.counter_bytes;
-      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, smem});
-      if (occ.blocks_per_sm == 0) { continue; }
-      double const lat = model::privatized_latency(window, 1, k.histogram);
-      double const t   = passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat,
-                                                           k.histogram, model::diagonal_extra(p, k));
-      if (t < best.predicted_seconds) {
-        best.input             = c;
-        best.copies            = 1;
-        best.passes            = passes;
-        best.window            = window;
-        best.dynamic_smem      = smem;
-        best.occ               = occ;
-        best.rounds            = passes * model::rounds(items, occ.blocks_per_sm, dev.sm_count);
-        best.predicted_seconds = t;
-      }
+      consider(detail::plan_privatized(p.slots, 1, counter_bytes, smem_left));
     }
   }
   TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0,
