@@ -10,14 +10,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BENCH:-$root/build/benchmarks/bench_suite}
-out_dir=${OUT_DIR:-$root/benchmarks/results}
-[[ -x "$bench" ]] || { echo "no benchmark binary at $bench (build the bench_suite target or set BENCH)" >&2; exit 1; }
-command -v nvidia-smi >/dev/null || { echo "nvidia-smi not found: run this on a machine with an NVIDIA GPU" >&2; exit 1; }
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '[a-z]?[0-9]{2,4}[a-z]*' | head -1)
-slug=${slug:-gpu}
-export TWOBODY_COMMIT=${TWOBODY_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
-mkdir -p "$out_dir"
+target=bench_suite
+source "$root/scripts/results_env.sh"
 json="$out_dir/$slug-$(date +%Y-%m-%d).json"
 echo "running $bench on $gpu (commit $TWOBODY_COMMIT) -> $json" >&2
 "$bench" --benchmark_out="$json" --benchmark_out_format=json "$@" > "$out_dir/$slug-$(date +%Y-%m-%d).log" 2>&1 \

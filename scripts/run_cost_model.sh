@@ -9,15 +9,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BENCH:-$root/build/benchmarks/bench_cost_model}
-out_dir=${OUT_DIR:-$root/benchmarks/results}
-[[ -x "$bench" ]] || { echo "no binary at $bench (build the bench_cost_model target or set BENCH)" >&2; exit 1; }
-command -v nvidia-smi >/dev/null || { echo "nvidia-smi not found: run this on a machine with an NVIDIA GPU" >&2; exit 1; }
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '[a-z]?[0-9]{2,4}[a-z]*' | head -1)
-slug=${slug:-gpu}
-export TWOBODY_COMMIT=${TWOBODY_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+target=bench_cost_model
+source "$root/scripts/results_env.sh"
 unset TWOBODY_POLICY
-mkdir -p "$out_dir"
 stem="$out_dir/model-$slug-$(date +%Y-%m-%d)"
 if [[ -z "${SKIP_CALIBRATION:-}" ]]; then
   { echo "commit $TWOBODY_COMMIT, $(date -u +%Y-%m-%dT%H:%M:%SZ)"; "$bench" --calibrate "$@"; } \
