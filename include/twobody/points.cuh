@@ -34,8 +34,10 @@ struct point {
 /// Coordinates of point i are coords[0][i], ..., coords[D-1][i]; its weight weights[i].
 template <class T, int D, bool Weighted = false>
 struct points {
-  static_assert(cuda::std::is_same_v<T, float> || cuda::std::is_same_v<T, double>,
-                "twobody::points<T, D>: T must be float or double");
+  // Floating-point coordinates for geometry; 32- and 64-bit integers for table columns
+  // (join keys). Stored and staged as raw 4- or 8-byte values.
+  static_assert((cuda::std::is_floating_point_v<T> || cuda::std::is_integral_v<T>) && (sizeof(T) == 4 || sizeof(T) == 8),
+                "twobody::points<T, D>: T must be float, double or a 32- or 64-bit integer");
   static_assert(D >= 1 && D <= 16, "twobody::points<T, D>: D must be between 1 and 16");
 
   using value_type               = T;
@@ -86,7 +88,14 @@ struct points {
   }
 };
 
-/// `make_points(n, x, y, z)`: an unweighted view over D = number of coordinate arrays.
+/// A table of `Cols` columns of one type, as a structure of arrays (rows are points): the
+/// input of theta and band joins. Mixed int/float columns can travel as double (exact for
+/// integers below 2^53).
+template <class T, int Cols>
+using table = points<T, Cols>;
+
+/// `make_points(n, x, y, z)`: an unweighted view over D = number of coordinate arrays
+/// (also `make_points(rows, key1, key2)` for a table).
 template <class T, class... More>
 points<T, 1 + int(sizeof...(More))> make_points(size_type n, T const* first, More const*... more)
 {
