@@ -5,6 +5,7 @@
 #include <twobody/binning.cuh>
 #include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
+#include <twobody/emitters.cuh>
 #include <twobody/error.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/histogram.cuh>
@@ -12,10 +13,13 @@
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
+#include <twobody/join.cuh>
+#include <twobody/join_result.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/model/privatization.cuh>
+#include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/output/privatized_histogram.cuh>

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <twobody/detail/error.cuh>
+#include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/functional>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -146,6 +148,39 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* out)
     detail::for_each_partner(pairs, i, [&](std::int64_t j) { acc += static_cast<Out>(f(p, b[j])); });
     out[i] = acc;
   }
+}
+
+/// Join on the host: the records `x` (an emitter, or a predicate for index pairs) keeps, in
+/// (i, j) order (rows split into contiguous chunks, one record vector per chunk, joined in
+/// row order). The reference for the GPU joins.
+template <class Points, class X>
+std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x)
+{
+  auto const e = twobody::detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  twobody::detail::check_record<Record>();
+  detail::validate(pairs);
+  Points const& b         = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  std::int64_t const rows = pairs.a.size;
+  std::int64_t const chunks = rows == 0 ? 0 : std::min<std::int64_t>(rows, 64 * detail::max_threads());
+  std::vector<std::vector<Record>> parts(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    auto& out = parts[static_cast<std::size_t>(c)];
+    for (std::int64_t i = rows * c / chunks; i < rows * (c + 1) / chunks; ++i) {
+      auto const p = pairs.a[i];
+      detail::for_each_partner(pairs, i, [&](std::int64_t j) {
+        Record r{};
+        if (e(p, b[j], i, j, r)) { out.push_back(r); }
+      });
+    }
+  }
+  std::vector<Record> all;
+  std::size_t total = 0;
+  for (auto const& v : parts) { total += v.size(); }
+  all.reserve(total);
+  for (auto const& v : parts) { all.insert(all.end(), v.begin(), v.end()); }
+  return all;
 }
 
 }  // namespace twobody::cpu

@@ -1,0 +1,485 @@
+#pragma once
+
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/join_kernels.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/join_result.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/output/direct_output_buffer.cuh>
+
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace twobody::detail {
+
+// ---------------------------------------------------------------------------------------------
+// Host arithmetic of the rounds (host-tested)
+
+/// Work left after a round: the units rolled back, the listed units never handed out, and
+/// the rest of the range. `handed` = units taken from the round's counter (capped at its count).
+struct remaining_work {
+  std::vector<unsigned long long> redo;
+  unsigned long long range_begin = 0;
+  unsigned long long range_end   = 0;
+  unsigned long long count() const { return redo.size() + (range_end - range_begin); }
+};
+
+inline remaining_work next_round(std::vector<unsigned long long> const& redo, unsigned long long range_begin,
+                                 unsigned long long range_end, unsigned long long handed,
+                                 std::vector<unsigned long long> const& failed)
+{
+  remaining_work r;
+  r.redo = failed;
+  unsigned long long const n = redo.size();
+  for (unsigned long long w = std::min(handed, n); w < n; ++w) { r.redo.push_back(redo[w]); }
+  unsigned long long const from_range = handed > n ? handed - n : 0;
+  r.range_begin = std::min(range_end, range_begin + from_range);
+  r.range_end   = range_end;
+  return r;
+}
+
+/// Upper estimate of the result size from `hits` of `samples` sampled pairs out of `pairs`:
+/// two standard deviations (Poisson) above the count, plus two, scaled to all pairs.
+inline double estimate_results_high(unsigned long long hits, unsigned long long samples, double pairs)
+{
+  if (samples == 0) { return 0.0; }
+  double const h = static_cast<double>(hits);
+  return std::min(pairs, (h + 2.0 * std::sqrt(h) + 2.0) / static_cast<double>(samples) * pairs);
+}
+
+/// Bytes a pool of one record costs: the record, its page's count, previous-page link and
+/// prefix sum spread over the page, and a drain buffer record for results sent to the host.
+inline double pool_bytes_per_record(std::size_t record_bytes, int page_records, bool drain_buffer)
+{
+  return static_cast<double>(record_bytes) * (drain_buffer ? 2.0 : 1.0) + 16.0 / page_records;
+}
+
+inline std::size_t default_join_budget()
+{
+  std::size_t free_b = 0, total_b = 0;
+  TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  return free_b / 4;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sinks: where drained records go. reserve(n) gives a device pointer for n records,
+// commit(n) hands them over; deliver() passes finished host records to the consumer.
+
+/// Records appended to one device array (grown geometrically).
+template <class Record>
+class device_sink {
+ public:
+  static constexpr bool drain_buffer = false;
+  Record* reserve(std::size_t n, cudaStream_t stream)
+  {
+    if (size_ + n > data_.capacity()) {
+      device_array<Record> bigger(std::max(size_ + n, data_.capacity() + data_.capacity() / 2));
+      if (size_ != 0) {
+        TWOBODY_CUDA_TRY(
+          cudaMemcpyAsync(bigger.data(), data_.data(), size_ * sizeof(Record), cudaMemcpyDeviceToDevice, stream));
+        TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      }
+      data_.swap(bigger);
+    }
+    return data_.data() + size_;
+  }
+  void commit(std::size_t n, cudaStream_t) { size_ += n; }
+  void deliver() {}
+  device_array<Record> release() { return std::move(data_); }
+  std::size_t size() const { return size_; }
+
+ private:
+  device_array<Record> data_;
+  std::size_t size_ = 0;
+};
+
+/// Pinned host memory (cudaMallocHost), freed after its copies finished.
+template <class T>
+class pinned_array {
+ public:
+  pinned_array() = default;
+  explicit pinned_array(std::size_t n) : n_(n)
+  {
+    if (n != 0) { TWOBODY_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&ptr_), n * sizeof(T))); }
+  }
+  pinned_array(pinned_array&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  pinned_array& operator=(pinned_array&& o) noexcept
+  {
+    std::swap(ptr_, o.ptr_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  pinned_array(pinned_array const&) = delete;
+  ~pinned_array()
+  {
+    if (ptr_ != nullptr) { (void)cudaFreeHost(ptr_); }
+  }
+  T* data() const { return ptr_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* ptr_        = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// Records streamed to the host: gathered into a device drain buffer, copied on a second
+/// stream into pinned memory while the next round computes, and handed to `consume(ptr, n)`
+/// (host memory, valid during the call) while the round after that computes.
+template <class Record, class Consume>
+class host_sink {
+ public:
+  static constexpr bool drain_buffer = true;
+
+  explicit host_sink(Consume& consume) : consume_(consume)
+  {
+    TWOBODY_CUDA_TRY(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&gathered_, cudaEventDisableTiming));
+    TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming));
+  }
+  host_sink(host_sink const&) = delete;
+  ~host_sink()
+  {
+    (void)cudaStreamSynchronize(copy_);  // the pinned buffer may not go while a copy writes it
+    (void)cudaEventDestroy(gathered_);
+    (void)cudaEventDestroy(copied_);
+    (void)cudaStreamDestroy(copy_);
+  }
+
+  Record* reserve(std::size_t n, cudaStream_t stream)
+  {
+    if (n > host_.size()) {
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(copy_));
+      staging_ = device_buffer(n * sizeof(Record), stream);
+      host_    = pinned_array<Record>(n);
+    }
+    // The previous round's copy must have left the drain buffer before it is refilled.
+    TWOBODY_CUDA_TRY(cudaStreamWaitEvent(stream, copied_, 0));
+    return staging_.as<Record>();
+  }
+  void commit(std::size_t n, cudaStream_t stream)
+  {
+    TWOBODY_CUDA_TRY(cudaEventRecord(gathered_, stream));
+    TWOBODY_CUDA_TRY(cudaStreamWaitEvent(copy_, gathered_, 0));
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(host_.data(), staging_.data(), n * sizeof(Record), cudaMemcpyDeviceToHost, copy_));
+    TWOBODY_CUDA_TRY(cudaEventRecord(copied_, copy_));
+    pending_ = n;
+  }
+  /// Hands the last committed round to the consumer (waits for its copy).
+  void deliver()
+  {
+    if (pending_ == 0) { return; }
+    TWOBODY_CUDA_TRY(cudaEventSynchronize(copied_));
+    std::size_t const n = std::exchange(pending_, 0);
+    consume_(static_cast<Record const*>(host_.data()), n);
+  }
+
+ private:
+  Consume& consume_;
+  cudaStream_t copy_   = nullptr;
+  cudaEvent_t gathered_ = nullptr;
+  cudaEvent_t copied_   = nullptr;
+  device_buffer staging_;
+  pinned_array<Record> host_;
+  std::size_t pending_ = 0;
+};
+
+/// Waits for `stream` when a join unwinds, so no kernel still writes the buffers being freed.
+struct stream_guard {
+  cudaStream_t stream;
+  ~stream_guard() { (void)cudaStreamSynchronize(stream); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Launch helpers
+
+template <class Kernel>
+int persistent_grid(Kernel k, int block_threads, unsigned long long units)
+{
+  int per_sm = 0;
+  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, block_threads, 0));
+  TWOBODY_EXPECTS(per_sm > 0, "the join kernel cannot run on this GPU: too much shared memory or registers per block");
+  unsigned long long const g = static_cast<unsigned long long>(per_sm) * device_info::get().sm_count;
+  return static_cast<int>(std::min(g, units));
+}
+
+template <class Points>
+kernel_inputs<Points> inputs_of(pair_set<Points> const& pairs)
+{
+  Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  return {pairs.mode, pairs.a, b, vector_aligned(pairs.a) && vector_aligned(b)};
+}
+
+/// Sampled upper estimate of the number of records (one small kernel and a 8-byte copy).
+template <class Points, class Emitter>
+double sample_estimate(pair_set<Points> const& pairs, Emitter const& e, std::uint64_t samples, cudaStream_t stream,
+                       std::uint64_t& estimate)
+{
+  using Record = typename Emitter::record_type;
+  constexpr int B = 256;
+  double const all = static_cast<double>(pairs.count());
+  samples          = std::min<std::uint64_t>(samples, pairs.count());
+  if (samples == 0) {
+    estimate = 0;
+    return 0.0;
+  }
+  device_buffer hits(sizeof(unsigned long long), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
+  int const grid = static_cast<int>(std::min<std::uint64_t>((samples + B - 1) / B, 4u * device_info::get().sm_count));
+  join_sample_kernel<B, Points, Emitter, Record>
+    <<<grid, B, 0, stream>>>(inputs_of(pairs), e, samples, hits.as<unsigned long long>());
+  TWOBODY_CHECK_LAUNCH();
+  unsigned long long h = 0;
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  estimate = static_cast<std::uint64_t>(static_cast<double>(h) / static_cast<double>(samples) * all + 0.5);
+  return estimate_results_high(h, samples, all);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One pass with a direct output buffer, in rounds until every unit is done
+
+/// The page pool of one round size, with its bookkeeping, in stream-ordered scratch memory.
+template <class Record, int PS>
+struct pool_storage {
+  unsigned long long pages = 0;
+  device_buffer records, page_count, page_prev, page_end, scan_temp;
+  std::size_t scan_bytes = 0;
+
+  pool_storage(unsigned long long pages_, cudaStream_t stream) : pages(pages_)
+  {
+    records    = device_buffer(pages * PS * sizeof(Record), stream);
+    page_count = device_buffer(pages * sizeof(cuda::std::uint32_t), stream);
+    page_prev  = device_buffer(pages * sizeof(cuda::std::uint32_t), stream);
+    page_end   = device_buffer(pages * sizeof(unsigned long long), stream);
+    TWOBODY_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, widened(), page_end.as<unsigned long long>(),
+                                                   static_cast<long long>(pages), stream));
+    scan_temp = device_buffer(scan_bytes, stream);
+  }
+  struct widen {
+    __host__ __device__ unsigned long long operator()(cuda::std::uint32_t c) const { return c; }
+  };
+  /// Page counts read as 64-bit values, so the prefix sum cannot wrap past 2^32 records.
+  thrust::transform_iterator<widen, cuda::std::uint32_t const*> widened() const
+  {
+    return thrust::make_transform_iterator(page_count.as<cuda::std::uint32_t const>(), widen{});
+  }
+  void scan(cudaStream_t stream)
+  {
+    std::size_t bytes = scan_bytes;
+    TWOBODY_CUDA_TRY(cub::DeviceScan::InclusiveSum(scan_temp.data(), bytes, widened(), page_end.as<unsigned long long>(),
+                                                   static_cast<long long>(pages), stream));
+  }
+};
+
+template <class Input, class Output, class Points, class Emitter, class Sink>
+join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
+                        cudaStream_t stream)
+{
+  using Record     = typename Emitter::record_type;
+  constexpr int PS = Output::page_records;
+  constexpr int B  = Input::block_threads;
+  constexpr int TS = B * Input::points_per_thread;
+  using agent      = typename dob_agent_of<Output, Record>::type;
+  auto const kernel = join_kernel<Input, agent, Points, Emitter, Record>;
+
+  join_stats st;
+  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
+  if (pairs.count() == 0) { return st; }
+  auto const units = static_cast<unsigned long long>(sched.total);
+  int const grid   = persistent_grid(kernel, B, units);
+
+  // Pool size: from the estimate (or the caller), plus one partly filled page per owner,
+  // within the budget.
+  std::size_t const budget = opt.device_memory_budget != 0 ? opt.device_memory_budget : default_join_budget();
+  double const per_record  = pool_bytes_per_record(sizeof(Record), PS, Sink::drain_buffer);
+  unsigned long long const max_pages =
+    std::min<unsigned long long>(static_cast<unsigned long long>(static_cast<double>(budget) / per_record) / PS,
+                                 no_page - 1);
+  TWOBODY_EXPECTS(max_pages >= 1, ("join: a device memory budget of " + std::to_string(budget) +
+                                   " bytes cannot hold one page of " + std::to_string(PS) + " records (" +
+                                   std::to_string(static_cast<std::size_t>(per_record * PS)) + " bytes)")
+                                    .c_str());
+  unsigned long long const owners = static_cast<unsigned long long>(grid) * B / (Output::owner == output::page_owner::warp ? 32 : 1);
+  unsigned long long want_pages   = 0;
+  if (opt.pool_records != 0) {
+    TWOBODY_EXPECTS(opt.pool_records >= static_cast<std::size_t>(PS),
+                    ("join: pool_records (" + std::to_string(opt.pool_records) + ") is smaller than one page (" +
+                     std::to_string(PS) + " records)")
+                      .c_str());
+    want_pages = opt.pool_records / PS;
+    TWOBODY_EXPECTS(want_pages <= max_pages, ("join: pool_records (" + std::to_string(opt.pool_records) +
+                                              ") needs more than the device memory budget of " +
+                                              std::to_string(budget) + " bytes")
+                                               .c_str());
+  } else {
+    std::uint64_t estimate = 0;
+    double const high = sample_estimate(pairs, e, opt.sample_pairs, stream, estimate);
+    st.estimated_results = estimate;
+    want_pages = static_cast<unsigned long long>(std::ceil(high * 1.1 / PS)) + owners;
+    want_pages = std::min(want_pages, max_pages);
+  }
+
+  pool_storage<Record, PS> pool(want_pages, stream);
+  device_buffer state(sizeof(join_state), stream);
+  device_buffer failed(sizeof(unsigned long long) * static_cast<std::size_t>(grid), stream);
+  device_buffer redo_dev;
+  stream_guard guard{stream};
+  kernel_inputs<Points> const in = inputs_of(pairs);
+
+  std::vector<unsigned long long> redo;
+  unsigned long long range_begin = 0, range_end = units;
+  struct readback {
+    join_state s;
+    unsigned long long results;
+  };
+  for (;;) {
+    if (!redo.empty()) {
+      redo_dev = device_buffer(redo.size() * sizeof(unsigned long long), stream);
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(redo_dev.data(), redo.data(), redo.size() * sizeof(unsigned long long),
+                                       cudaMemcpyHostToDevice, stream));
+    }
+    join_work const work{redo_dev.as<unsigned long long const>(), redo.size(), range_begin, range_end};
+    page_pool<Record> const params{pool.records.template as<Record>(), pool.page_count.template as<cuda::std::uint32_t>(),
+                                   pool.page_prev.template as<cuda::std::uint32_t>(), pool.pages,
+                                   state.as<join_state>(), failed.as<unsigned long long>()};
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(pool.page_count.data(), 0, pool.pages * sizeof(cuda::std::uint32_t), stream));
+    int const round_grid = static_cast<int>(std::min<unsigned long long>(grid, work.count()));
+    kernel<<<round_grid, B, 0, stream>>>(in, e, params, sched, work);
+    TWOBODY_CHECK_LAUNCH();
+    pool.scan(stream);
+    sink.deliver();  // the previous round's records, while this one computes
+
+    readback rb{};
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(&rb.s, state.data(), sizeof(join_state), cudaMemcpyDeviceToHost, stream));
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(&rb.results, pool.page_end.template as<unsigned long long>() + (pool.pages - 1),
+                                     sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    ++st.rounds;
+    if (rb.results != 0) {
+      unsigned long long const used = std::min(rb.s.next_page, pool.pages);
+      Record* dst                   = sink.reserve(rb.results, stream);
+      unsigned long long const slots = used * PS;
+      int const gather_grid = static_cast<int>(std::min<unsigned long long>((slots + 255) / 256, 8u * device_info::get().sm_count));
+      gather_pages_kernel<Record, PS><<<gather_grid, 256, 0, stream>>>(
+        pool.records.template as<Record const>(), pool.page_count.template as<cuda::std::uint32_t const>(),
+        pool.page_end.template as<unsigned long long const>(), used, dst);
+      TWOBODY_CHECK_LAUNCH();
+      sink.commit(rb.results, stream);
+      st.results += rb.results;
+    }
+    unsigned long long const handed = std::min<unsigned long long>(rb.s.next_work, work.count());
+    if (rb.s.failed == 0 && handed == work.count()) { break; }
+
+    std::vector<unsigned long long> failed_units(rb.s.failed);
+    if (rb.s.failed != 0) {
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(failed_units.data(), failed.data(), rb.s.failed * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream));
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+    st.units_rolled_back += rb.s.failed;
+    remaining_work next = next_round(redo, range_begin, range_end, handed, failed_units);
+    unsigned long long const done = handed - rb.s.failed;
+    unsigned long long pages      = pool.pages;
+    if (done == 0) {
+      // Not one unit fit: only a bigger pool can make progress.
+      TWOBODY_EXPECTS(pool.pages < max_pages,
+                      ("join: one work unit (a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) +
+                       " points) yields more records than a pool within the device memory budget of " +
+                       std::to_string(budget) + " bytes can hold; raise join_options::device_memory_budget")
+                        .c_str());
+      pages = std::min(max_pages, pool.pages * 2);
+    } else if (opt.grow_pool) {
+      double const per_unit = static_cast<double>(rb.results) / static_cast<double>(done);
+      double const rest     = per_unit * static_cast<double>(next.count()) * 1.25;
+      pages = std::min(max_pages, std::max(pool.pages, static_cast<unsigned long long>(rest / PS) + owners));
+    }
+    if (pages != pool.pages) {
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));  // the gather still reads the old pool
+      pool = pool_storage<Record, PS>(pages, stream);
+    }
+    redo        = std::move(next.redo);
+    range_begin = next.range_begin;
+    range_end   = next.range_end;
+  }
+  sink.deliver();
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  st.pool_records = pool.pages * PS;
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two passes: count, scan, write
+
+template <class Input, class Points, class Emitter, class Sink>
+join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
+                        cudaStream_t stream)
+{
+  using Record    = typename Emitter::record_type;
+  constexpr int B = Input::block_threads;
+  auto const count_kernel = join_kernel<Input, count_agent<Record>, Points, Emitter, Record>;
+  auto const write_kernel = join_kernel<Input, write_agent<Record>, Points, Emitter, Record>;
+
+  join_stats st;
+  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, B * Input::points_per_thread);
+  if (pairs.count() == 0) { return st; }
+  auto const units = static_cast<unsigned long long>(sched.total);
+  // Both passes must give each thread the same pairs: one grid for both.
+  int const grid = std::min(persistent_grid(count_kernel, B, units), persistent_grid(write_kernel, B, units));
+  std::size_t const threads = static_cast<std::size_t>(grid) * B;
+  join_work const work{nullptr, 0, 0, units};
+  kernel_inputs<Points> const in = inputs_of(pairs);
+
+  device_buffer counts(threads * sizeof(unsigned long long), stream);
+  device_buffer offsets(threads * sizeof(unsigned long long), stream);
+  std::size_t scan_bytes = 0;
+  TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.as<unsigned long long>(),
+                                                 offsets.as<unsigned long long>(), static_cast<long long>(threads), stream));
+  device_buffer scan_temp(scan_bytes, stream);
+  stream_guard guard{stream};
+
+  count_kernel<<<grid, B, 0, stream>>>(in, e, {counts.as<unsigned long long>()}, sched, work);
+  TWOBODY_CHECK_LAUNCH();
+  TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.data(), scan_bytes, counts.as<unsigned long long>(),
+                                                 offsets.as<unsigned long long>(), static_cast<long long>(threads), stream));
+  unsigned long long tail[2] = {0, 0};
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&tail[0], offsets.as<unsigned long long>() + threads - 1, sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&tail[1], counts.as<unsigned long long>() + threads - 1, sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  unsigned long long const total = tail[0] + tail[1];
+  st.rounds = 1;
+  if (total != 0) {
+    if constexpr (Sink::drain_buffer) {
+      std::size_t const budget = opt.device_memory_budget != 0 ? opt.device_memory_budget : default_join_budget();
+      TWOBODY_EXPECTS(total * sizeof(Record) <= budget,
+                      ("join (two_pass): the " + std::to_string(total) +
+                       " records must fit the device memory budget at once (" + std::to_string(budget) +
+                       " bytes); use output::direct_output_buffer, which streams in rounds")
+                        .c_str());
+    }
+    Record* dst = sink.reserve(total, stream);
+    write_kernel<<<grid, B, 0, stream>>>(in, e, {offsets.as<unsigned long long const>(), dst}, sched, work);
+    TWOBODY_CHECK_LAUNCH();
+    sink.commit(total, stream);
+  }
+  sink.deliver();
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  st.results      = total;
+  st.pool_records = total;
+  return st;
+}
+
+}  // namespace twobody::detail

@@ -1,0 +1,172 @@
+/// \file join.cuh
+/// \brief Type III statistics: a record for every pair that passes a predicate (similarity
+/// joins, theta and band joins), with a result size unknown until the kernel has run.
+///
+///     auto pts  = twobody::make_points(n, d_x, d_y, d_z);
+///     auto near = twobody::pairs_within(twobody::self_pairs(pts), 0.5f);   // index pairs, i < j
+///     auto hits = twobody::join(twobody::cross_pairs(A, B), my_predicate);  // any predicate
+///     twobody::sort_by_index(near);                                          // order by (i, j)
+///
+/// What a pair emits is up to an *emitter*: a `__host__ __device__` functor with a
+/// `record_type` (trivially copyable) and `bool operator()(a, b, i, j, record_type& out)`
+/// that fills `out` and returns true for the pairs to keep. A plain predicate
+/// `bool(a, b)` emits `index_pair{i, j}`; `emit_if<Record>(pred, make)` builds other records.
+///
+/// The one pass (output::direct_output_buffer) writes records into pages of a device pool.
+/// When the pool runs out, the unfinished work units are rolled back and redone in another
+/// round after the filled pages are drained, so nothing is lost or doubled, and a result
+/// larger than GPU memory streams to the host (result_location::host, or join_each with a
+/// callback) with a device memory budget the caller can set. The pool starts at a sampled
+/// estimate of the result size, so most joins take one round. output::two_pass is the
+/// classic count / scan / write baseline.
+#pragma once
+
+#include <twobody/defaults.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/join_driver.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/emitters.cuh>
+#include <twobody/join_result.cuh>
+#include <twobody/output/direct_output_buffer.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda/std/type_traits>
+
+#include <cmath>
+#include <vector>
+
+namespace twobody {
+
+namespace detail {
+
+template <class T>
+T checked_eps(T eps)
+{
+  TWOBODY_EXPECTS(!std::isnan(static_cast<double>(eps)), "join: eps is NaN");
+  TWOBODY_EXPECTS(eps >= T(0), "join: eps must be >= 0");
+  return eps;
+}
+
+/// Option checks that need no GPU.
+template <class Output, class Record>
+void check_options(join_options const& opt)
+{
+  if constexpr (Output::one_pass) {
+    constexpr int PS = Output::page_records;
+    TWOBODY_EXPECTS(opt.pool_records == 0 || opt.pool_records >= static_cast<std::size_t>(PS),
+                    ("join: pool_records (" + std::to_string(opt.pool_records) + ") is smaller than one page (" +
+                     std::to_string(PS) + " records)")
+                      .c_str());
+    double const page_bytes = pool_bytes_per_record(sizeof(Record), PS, opt.location == result_location::host) * PS;
+    TWOBODY_EXPECTS(opt.device_memory_budget == 0 || static_cast<double>(opt.device_memory_budget) >= page_bytes,
+                    ("join: a device memory budget of " + std::to_string(opt.device_memory_budget) +
+                     " bytes cannot hold one page of " + std::to_string(PS) + " records (" +
+                     std::to_string(static_cast<std::size_t>(page_bytes)) + " bytes)")
+                      .c_str());
+  }
+}
+
+template <class Input, class Output, class Points, class Emitter, class Sink>
+join_stats run_join(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
+                    cudaStream_t stream)
+{
+  check_record<typename Emitter::record_type>();
+  check_options<Output, typename Emitter::record_type>(opt);
+  validate(pairs);
+  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
+                  "join: 32-bit record indices need fewer than 2^32 points per side");
+  if (pairs.count() == 0) { return {}; }
+  staged_points<Points> a(pairs.a, stream);
+  staged_points<Points> b(pairs.b, stream);
+  pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+  if constexpr (Output::one_pass) {
+    return run_one_pass<Input, Output>(dev, e, sink, opt, stream);
+  } else {
+    return run_two_pass<Input>(dev, e, sink, opt, stream);
+  }
+}
+
+}  // namespace detail
+
+/// The default join output: pages of 4 records per thread (see benchmarks/results for the
+/// measurement behind it).
+using default_join_output = output::direct_output_buffer<4, output::page_owner::thread>;
+
+// ---------------------------------------------------------------------------------------------
+// Joins
+
+/// Calls consume(records, n) on the host for the records of each round (host memory, valid
+/// during the call), while the next round computes. The memory a result needs on the GPU is
+/// one pool within join_options::device_memory_budget: results larger than GPU memory work.
+/// `x` is an emitter or a predicate (then records are index_pair). If consume throws, the
+/// join stops and the exception propagates (records already delivered stay delivered).
+template <class Input = default_input, class Output = default_join_output, class Points, class X, class Consume>
+join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consume, join_options const& opt = {},
+                     cudaStream_t stream = 0)
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
+  return detail::run_join<Input, Output>(pairs, e, sink, opt, stream);
+}
+
+/// One-call join: every pair that `x` (an emitter, or a predicate for index pairs) keeps, in
+/// a result owning device memory (default) or host memory (opt.location). Point arrays may
+/// be in host or device memory. Synchronizes `stream`. The record order is unspecified; see
+/// sort_by_index(). The explicit form names the input and output policies:
+/// `join<input::shared_tile<256, 4>, output::two_pass>(pairs, pred)`.
+template <class Input = default_input, class Output = default_join_output, class Points, class X>
+join_result<typename detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x,
+                                                            join_options const& opt = {}, cudaStream_t stream = 0)
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  if (opt.location == result_location::host) {
+    std::vector<Record> out;
+    auto append     = [&out](Record const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
+    join_stats st   = join_each<Input, Output>(pairs, e, append, opt, stream);
+    return {std::move(out), st};
+  }
+  detail::device_sink<Record> sink;
+  join_stats const st = detail::run_join<Input, Output>(pairs, e, sink, opt, stream);
+  std::size_t const n = sink.size();
+  return {sink.release(), n, st};
+}
+
+/// Similarity join: the pairs within Euclidean distance eps (|a - b| <= eps, tested on squared
+/// distances), as index pairs. Self mode gives each unordered pair once with i < j.
+template <class Input = default_input, class Output = default_join_output, class Points>
+join_result<index_pair> pairs_within(pair_set<Points> const& pairs, typename Points::value_type eps,
+                                     join_options const& opt = {}, cudaStream_t stream = 0)
+{
+  using T = typename Points::value_type;
+  T const e = detail::checked_eps(eps);
+  return join<Input, Output>(pairs, within_eps_fn<T>{e * e}, opt, stream);
+}
+
+/// Similarity join under any metric functor: metric(a, b) <= eps, records {i, j, distance}.
+template <class Input = default_input, class Output = default_join_output, class Points, class Metric>
+join_result<index_pair_value<typename Points::value_type>> pairs_within(pair_set<Points> const& pairs,
+                                                                        typename Points::value_type eps, Metric metric,
+                                                                        join_options const& opt = {},
+                                                                        cudaStream_t stream = 0)
+{
+  using T = typename Points::value_type;
+  return join<Input, Output>(pairs, emit_pairs_within<Metric, T>{metric, detail::checked_eps(eps)}, opt, stream);
+}
+
+/// Band join on one column of two tables: the (i, j) with lower <= b[column] - a[column] <= upper.
+template <class Input = default_input, class Output = default_join_output, class Points>
+join_result<index_pair> band_join(pair_set<Points> const& pairs, int column, typename Points::value_type lower,
+                                  typename Points::value_type upper, join_options const& opt = {},
+                                  cudaStream_t stream = 0)
+{
+  using T = typename Points::value_type;
+  TWOBODY_EXPECTS(column >= 0 && column < Points::dims, "band_join: column out of range");
+  TWOBODY_EXPECTS(!std::isnan(static_cast<double>(lower)) && !std::isnan(static_cast<double>(upper)) && lower <= upper,
+                  "band_join: need lower <= upper (and neither NaN)");
+  return join<Input, Output>(pairs, band_fn<T>{column, lower, upper}, opt, stream);
+}
+
+}  // namespace twobody

@@ -1,0 +1,189 @@
+/// \file join_result.cuh
+/// \brief What joins return: the records (index pairs by default), the result object that owns
+/// them in device or host memory, the run's statistics, the options, and a sort helper.
+#pragma once
+
+#include <twobody/detail/error.cuh>
+
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace twobody {
+
+/// The default join record: the indices of a qualifying pair within A and B (self mode:
+/// i < j). 32-bit indices: one join call takes fewer than 2^32 points per side.
+struct index_pair {
+  std::uint32_t i;
+  std::uint32_t j;
+};
+
+/// A pair with a value the emitter computed (e.g. the distance of a similarity join).
+template <class V>
+struct index_pair_value {
+  std::uint32_t i;
+  std::uint32_t j;
+  V value;
+};
+
+/// Where a join's result lives.
+enum class result_location {
+  device,  ///< one device array (must fit in GPU memory)
+  host,    ///< host memory: pages stream to the host in rounds, so results larger than the GPU work
+};
+
+/// Knobs of a join. The defaults suit most calls: a pool sized from a sampled estimate of
+/// the result size (so most joins finish in one round), in a quarter of free device memory.
+struct join_options {
+  /// Where the one-call forms put the result.
+  result_location location = result_location::device;
+  /// Bytes of device memory the join may use besides the inputs and a device result: the
+  /// page pool, its bookkeeping and (host results) the drain buffer. 0: a quarter of the
+  /// device memory free at the call.
+  std::size_t device_memory_budget = 0;
+  /// Capacity of the first page pool, in records; 0: from the sampled estimate.
+  std::size_t pool_records = 0;
+  /// Pairs evaluated to estimate the result size (hashed pseudo-random pairs).
+  std::uint64_t sample_pairs = std::uint64_t(1) << 20;
+  /// After a round that ran out of pages, size the next pool for the rest of the work (within
+  /// the budget). false keeps the pool (tests use it to force many rounds); a pool that cannot
+  /// finish even one work unit still doubles.
+  bool grow_pool = true;
+};
+
+/// How a join ran.
+struct join_stats {
+  std::uint64_t results           = 0;  ///< records produced
+  std::uint64_t estimated_results = 0;  ///< the sampled estimate (0 when pool_records was given)
+  std::uint64_t pool_records      = 0;  ///< capacity of the last page pool
+  int rounds                      = 0;  ///< kernel rounds (1 when the first pool sufficed)
+  std::uint64_t units_rolled_back = 0;  ///< work units (tile pairs) redone after the pool ran out
+};
+
+namespace detail {
+
+/// A device array owned by a result (cudaMalloc / cudaFree: it outlives the join's stream).
+template <class T>
+class device_array {
+ public:
+  device_array() = default;
+  explicit device_array(std::size_t n) : n_(n)
+  {
+    if (n == 0) { return; }
+    cudaError_t const s = cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T));
+    if (s != cudaSuccess) {
+      (void)cudaGetLastError();
+      ptr_ = nullptr;
+      throw twobody::error("twobody: could not allocate " + std::to_string(n * sizeof(T)) +
+                           " bytes of device memory for a join result (" + cudaGetErrorString(s) +
+                           "); ask for the result in host memory (join_options::location = result_location::host) "
+                           "or consume it in rounds with join_each");
+    }
+  }
+  device_array(device_array&& o) noexcept { swap(o); }
+  device_array& operator=(device_array&& o) noexcept
+  {
+    device_array t(std::move(o));
+    swap(t);
+    return *this;
+  }
+  device_array(device_array const&)            = delete;
+  device_array& operator=(device_array const&) = delete;
+  ~device_array()
+  {
+    if (ptr_ != nullptr) { (void)cudaFree(ptr_); }
+  }
+  T* data() const { return ptr_; }
+  std::size_t capacity() const { return n_; }
+  void swap(device_array& o) noexcept
+  {
+    std::swap(ptr_, o.ptr_);
+    std::swap(n_, o.n_);
+  }
+
+ private:
+  T* ptr_        = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// Orders records by (i, j).
+struct by_index_pair {
+  template <class R>
+  __host__ __device__ bool operator()(R const& x, R const& y) const
+  {
+    return x.i < y.i || (x.i == y.i && x.j < y.j);
+  }
+};
+
+}  // namespace detail
+
+/// The records of a join, owned in device or host memory. Their order is unspecified (pages
+/// fill in the order warps reach them); sort_by_index() orders them by (i, j).
+template <class Record>
+class join_result {
+ public:
+  join_result() = default;
+  join_result(detail::device_array<Record> d, std::size_t n, join_stats s)
+    : location_(result_location::device), device_(std::move(d)), size_(n), stats_(s)
+  {
+  }
+  join_result(std::vector<Record> h, join_stats s)
+    : location_(result_location::host), host_(std::move(h)), size_(host_.size()), stats_(s)
+  {
+  }
+
+  result_location location() const { return location_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  /// The records: a device pointer for result_location::device, a host pointer otherwise.
+  Record* data() { return location_ == result_location::device ? device_.data() : host_.data(); }
+  Record const* data() const { return location_ == result_location::device ? device_.data() : host_.data(); }
+  join_stats const& stats() const { return stats_; }
+
+  /// A host copy of the records (synchronous).
+  std::vector<Record> to_host() const
+  {
+    if (location_ == result_location::host) { return host_; }
+    std::vector<Record> h(size_);
+    if (size_ != 0) { TWOBODY_CUDA_TRY(cudaMemcpy(h.data(), device_.data(), size_ * sizeof(Record), cudaMemcpyDeviceToHost)); }
+    return h;
+  }
+
+ private:
+  result_location location_ = result_location::device;
+  detail::device_array<Record> device_;
+  std::vector<Record> host_;
+  std::size_t size_ = 0;
+  join_stats stats_{};
+};
+
+/// Sorts records with members i and j by (i, j): on the device (Thrust, on `stream`, which is
+/// synchronized) or on the host, wherever the result lives.
+template <class Record>
+void sort_by_index(join_result<Record>& r, cudaStream_t stream = 0)
+{
+  if (r.size() < 2) { return; }
+  if (r.location() == result_location::device) {
+    thrust::sort(thrust::cuda::par.on(stream), r.data(), r.data() + r.size(), detail::by_index_pair{});
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  } else {
+    std::sort(r.data(), r.data() + r.size(), detail::by_index_pair{});
+  }
+}
+
+/// Sorts host records with members i and j by (i, j).
+template <class Record>
+void sort_by_index(std::vector<Record>& v)
+{
+  std::sort(v.begin(), v.end(), detail::by_index_pair{});
+}
+
+}  // namespace twobody

@@ -1,0 +1,232 @@
+/// \file direct_output_buffer.cuh
+/// \brief Output policies for Type III statistics (joins): a record per qualifying pair,
+/// how many unknown until the kernel has run.
+///
+/// `direct_output_buffer` (Pitaksirianan et al., Sec. 3.3.3, Algorithm 5): a device pool cut
+/// into pages of PageRecords records and one global page counter. Each owner (a thread, or
+/// a warp) takes a page with one atomic and fills it through its own cursor; one kernel
+/// pass, no counting pass. When the pool runs out, the work unit (tile pair) that hit the
+/// end is rolled back and the kernel hands out no more work; the host drains the filled
+/// pages and resumes from the units not done (see join.cuh), so no record is lost or
+/// doubled.
+///
+/// `two_pass`: the classic baseline. A count pass, a CUB prefix sum over per-thread counts,
+/// and a write pass that recomputes every pair; the output is exactly sized but every pair
+/// is evaluated twice.
+#pragma once
+
+#include <twobody/points.cuh>
+
+#include <cuda/std/cstdint>
+
+namespace twobody {
+namespace output {
+
+/// Who owns a page: each thread (Algorithm 5; few records per page), or each warp (the warp
+/// writes its passing lanes' records side by side, ranked by a ballot: one atomic per page
+/// for 32 lanes; pages of 32 records or more).
+enum class page_owner { thread, warp };
+
+/// Direct output buffer with pages of PageRecords records owned per thread or per warp.
+template <int PageRecords = 4, page_owner Owner = page_owner::thread>
+struct direct_output_buffer {
+  static_assert(PageRecords >= 1, "direct_output_buffer: PageRecords must be at least 1");
+  static_assert(Owner == page_owner::thread || PageRecords >= 32,
+                "direct_output_buffer: warp-owned pages need PageRecords >= 32 (a warp emits up to 32 records at once)");
+  static constexpr int page_records  = PageRecords;
+  static constexpr page_owner owner  = Owner;
+  static constexpr bool one_pass     = true;
+  static constexpr char const* name  = Owner == page_owner::thread ? "dob_thread" : "dob_warp";
+};
+
+/// Count pass + CUB exclusive scan + write pass (the baseline the direct output buffer beats).
+struct two_pass {
+  static constexpr bool one_pass    = false;
+  static constexpr char const* name = "two_pass";
+};
+
+}  // namespace output
+
+namespace detail {
+
+inline constexpr cuda::std::uint32_t no_page = 0xffffffffu;
+
+/// Device-side bookkeeping of one round of a one-pass join (zeroed before each round).
+struct join_state {
+  unsigned long long next_page;  ///< the global page pointer (GP of Algorithm 5); may pass the pool size
+  unsigned long long next_work;  ///< work units handed out
+  unsigned int stop;             ///< set when a unit failed: hand out no more work
+  unsigned int failed;           ///< units rolled back (listed in failed_units)
+};
+
+/// The pool: pages * PageRecords records, a fill count and the owner's previous page per page
+/// (the chain a rollback walks), and the round's state.
+template <class Record>
+struct page_pool {
+  Record* records                  = nullptr;
+  cuda::std::uint32_t* page_count  = nullptr;  ///< records in each page (0 for pages never taken)
+  cuda::std::uint32_t* page_prev   = nullptr;  ///< the page its owner filled before it (no_page: none)
+  unsigned long long pages         = 0;
+  join_state* state                = nullptr;
+  unsigned long long* failed_units = nullptr;  ///< one slot per block
+};
+
+/// Page bookkeeping of one owner (a thread or a warp; for a warp every lane holds the same
+/// copy and lane 0 does the global writes). Rolling back a unit walks the owner's page chain
+/// back to where the unit began and empties the pages taken since.
+template <class Record, int PS>
+struct page_cursor {
+  cuda::std::uint32_t page       = no_page;
+  int used                       = PS;  ///< records in `page` (PS: full, take a new one first)
+  cuda::std::uint32_t unit_page  = no_page;
+  int unit_used                  = PS;
+  bool failed                    = false;
+
+  __device__ void begin_unit()
+  {
+    unit_page = page;
+    unit_used = used;
+  }
+
+  /// Takes a fresh page; false when the pool is exhausted.
+  __device__ bool take_page(page_pool<Record> const& pool, bool leader, unsigned leader_mask)
+  {
+    unsigned long long fresh = 0;
+    if (leader) { fresh = atomicAdd(&pool.state->next_page, 1ull); }
+    if (leader_mask != 0u) { fresh = __shfl_sync(leader_mask, fresh, 0); }
+    if (fresh >= pool.pages) {
+      failed = true;
+      return false;
+    }
+    auto const p = static_cast<cuda::std::uint32_t>(fresh);
+    if (leader) {
+      if (page != no_page) { pool.page_count[page] = PS; }
+      pool.page_prev[p] = page;
+    }
+    page = p;
+    used = 0;
+    return true;
+  }
+
+  /// Empties the pages of the current unit and returns to where it began.
+  __device__ void rollback(page_pool<Record> const& pool, bool leader)
+  {
+    if (leader) {
+      for (cuda::std::uint32_t p = page; p != unit_page; p = pool.page_prev[p]) { pool.page_count[p] = 0; }
+    }
+    page   = unit_page;
+    used   = unit_used;
+    failed = false;
+  }
+
+  __device__ void finish(page_pool<Record> const& pool, bool leader) const
+  {
+    if (leader && page != no_page) { pool.page_count[page] = static_cast<cuda::std::uint32_t>(used); }
+  }
+};
+
+/// Direct output buffer, one page per thread.
+template <class Record, int PS>
+struct thread_page_agent {
+  static constexpr bool dynamic_work = true;
+  using params                       = page_pool<Record>;
+  params pool;
+  page_cursor<Record, PS> cur;
+
+  __device__ explicit thread_page_agent(params const& p) : pool(p) {}
+  __device__ void begin_unit() { cur.begin_unit(); }
+  __device__ void emit(bool pass, Record const& r)
+  {
+    if (!pass || cur.failed) { return; }
+    if (cur.used == PS && !cur.take_page(pool, true, 0u)) { return; }
+    pool.records[static_cast<unsigned long long>(cur.page) * PS + cur.used++] = r;
+  }
+  __device__ bool failed() const { return cur.failed; }
+  __device__ void rollback() { cur.rollback(pool, true); }
+  __device__ void finish() { cur.finish(pool, true); }
+};
+
+/// Direct output buffer, one page per warp: the lanes whose pair passes write side by side
+/// (ranked by a ballot), and lane 0 takes a new page when the current one fills. emit() must
+/// be called by all 32 lanes together (the join kernel does).
+template <class Record, int PS>
+struct warp_page_agent {
+  static constexpr bool dynamic_work = true;
+  using params                       = page_pool<Record>;
+  params pool;
+  page_cursor<Record, PS> cur;
+  bool leader;
+
+  __device__ explicit warp_page_agent(params const& p) : pool(p), leader((threadIdx.x & 31u) == 0u) {}
+  __device__ void begin_unit() { cur.begin_unit(); }
+  __device__ void emit(bool pass, Record const& r)
+  {
+    unsigned const mask = __ballot_sync(0xffffffffu, pass);
+    if (mask == 0u || cur.failed) { return; }
+    int const n    = __popc(mask);
+    int const rank = __popc(mask & ((1u << (threadIdx.x & 31u)) - 1u));
+    int const room = PS - cur.used;
+    if (pass && rank < room) { pool.records[static_cast<unsigned long long>(cur.page) * PS + cur.used + rank] = r; }
+    if (n <= room) {
+      cur.used += n;
+      return;
+    }
+    if (!cur.take_page(pool, leader, 0xffffffffu)) { return; }
+    if (pass && rank >= room) { pool.records[static_cast<unsigned long long>(cur.page) * PS + (rank - room)] = r; }
+    cur.used = n - room;
+  }
+  __device__ bool failed() const { return cur.failed; }
+  __device__ void rollback() { cur.rollback(pool, leader); }
+  __device__ void finish() { cur.finish(pool, leader); }
+};
+
+/// Two-pass baseline, pass 1: records per thread (static work split, so pass 2 sees the same pairs).
+template <class Record>
+struct count_agent {
+  static constexpr bool dynamic_work = false;
+  struct params {
+    unsigned long long* counts;  ///< one per thread of the grid
+  };
+  params p;
+  unsigned long long n = 0;
+  __device__ explicit count_agent(params const& p_) : p(p_) {}
+  __device__ void begin_unit() {}
+  __device__ void emit(bool pass, Record const&) { n += pass ? 1u : 0u; }
+  __device__ bool failed() const { return false; }
+  __device__ void rollback() {}
+  __device__ void finish() { p.counts[static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x] = n; }
+};
+
+/// Two-pass baseline, pass 2: each thread writes from its exclusive prefix sum on.
+template <class Record>
+struct write_agent {
+  static constexpr bool dynamic_work = false;
+  struct params {
+    unsigned long long const* offsets;  ///< exclusive scan of the counts of pass 1
+    Record* out;
+  };
+  params p;
+  unsigned long long cursor;
+  __device__ explicit write_agent(params const& p_)
+    : p(p_), cursor(p_.offsets[static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x])
+  {
+  }
+  __device__ void begin_unit() {}
+  __device__ void emit(bool pass, Record const& r)
+  {
+    if (pass) { p.out[cursor++] = r; }
+  }
+  __device__ bool failed() const { return false; }
+  __device__ void rollback() {}
+  __device__ void finish() {}
+};
+
+template <class Output, class Record>
+struct dob_agent_of {
+  using type = cuda::std::conditional_t<Output::owner == output::page_owner::thread,
+                                        thread_page_agent<Record, Output::page_records>,
+                                        warp_page_agent<Record, Output::page_records>>;
+};
+
+}  // namespace detail
+}  // namespace twobody
