@@ -157,4 +157,20 @@ using policy_configs =
 
 inline char const* mode_name(twobody::pair_mode m) { return twobody::to_string(m); }
 
+/// Join predicates that keep no pair / every pair.
+struct never {
+  template <class P>
+  __host__ __device__ bool operator()(P const&, P const&) const
+  {
+    return false;
+  }
+};
+struct always {
+  template <class P>
+  __host__ __device__ bool operator()(P const&, P const&) const
+  {
+    return true;
+  }
+};
+
 }  // namespace tbt
