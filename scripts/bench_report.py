@@ -29,7 +29,7 @@ import re
 import statistics
 import sys
 
-COUNTERS = ("pairs_per_s", "result_pairs_per_s", "fma_peak_fraction")
+COUNTERS = ("pairs_per_s", "result_pairs_per_s", "output_bytes_per_s", "rounds", "fma_peak_fraction")
 BASELINE_PREFIXES = ("naive", "cpu")
 # Components Google Benchmark appends to a run name after the arguments.
 _SUFFIX = re.compile(r"^(repeats:\d+|real_time|manual_time|process_time|threads:\d+|"
@@ -123,8 +123,10 @@ def pow2(n):
 def problem_table(problem, variants):
     sizes = sorted({n for by_n in variants.values() for n in by_n})
     fma = any("fma_peak_fraction" in c for by_n in variants.values() for c in by_n.values())
+    out = any("result_pairs_per_s" in c for by_n in variants.values() for c in by_n.values())
     head = ["%s (T pairs/s, median)" % problem] + ["N = %s" % pow2(n) for n in sizes]
     head += ["FMA peak fraction (largest N)"] if fma else []
+    head += ["M results/s, GB/s out, rounds (largest N)"] if out else []
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
     for v, by_n in variants.items():
         cells = ["%.3g" % (by_n[n]["pairs_per_s"] / 1e12) if n in by_n else "" for n in sizes]
@@ -132,6 +134,10 @@ def problem_table(problem, variants):
             top = max(by_n)
             f = by_n[top].get("fma_peak_fraction")
             cells.append("" if f is None else "%.3g (N = %s)" % (f, pow2(top)))
+        if out:
+            c = by_n[max(by_n)]
+            cells.append("%.4g, %.3g, %d" % (c.get("result_pairs_per_s", 0) / 1e6, c.get("output_bytes_per_s", 0) / 1e9,
+                                             c.get("rounds", 0)) if "result_pairs_per_s" in c else "")
         lines.append("| " + " | ".join([v] + cells) + " |")
     return lines
 

@@ -6,9 +6,11 @@
 #   scripts/gpu-check.sh                 # build into build-gpu/ (needs GoogleTest/Benchmark,
 #                                        #  e.g. the .deps prefix from shared/tools/pack-gpu-deps.sh)
 #   BIN=.gpu scripts/gpu-check.sh        # use prebuilt test_* and bench_* binaries in .gpu/
-#   SKIP_BENCH=1 / SKIP_SANITIZER=1      # leave those parts out
+#   SKIP_BENCH=1 / SKIP_SANITIZER=1      # leave those parts out; SAN_FILTER=join sanitizes only
+#                                        #  the test binaries whose name matches the regex
 #   BENCH_ARGS="--benchmark_filter=sdh"  # passed to bench_suite; SKIP_NCU=1 leaves out the counters,
-#                                        #  SKIP_SUITE=1 the suite (SASS mix and counters only)
+#                                        #  SKIP_SUITE=1 the suite (SASS mix and counters only),
+#                                        #  SKIP_JOIN=1 the join benchmarks (bench_join)
 # Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, <gpu>-<date>.json/.log/.md
 # (benchmarks), sass_mix.txt (hot-loop instruction mix), ncu.txt (hardware counters).
 set -uo pipefail
@@ -54,6 +56,7 @@ if [[ -z "${SKIP_SANITIZER:-}" ]]; then
   export TWOBODY_TEST_QUICK=1
   san() {  # tool binary filter
     local tool=$1 bin=$2 filter=$3 log="$OUT/sanitizer-current.log"
+    [[ -n "${SAN_FILTER:-}" && ! "$(basename "$bin")" =~ ${SAN_FILTER} ]] && return 0
     timeout "${SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" --gtest_filter="$filter" > "$log" 2>&1
     local rc=$?
     summary+=("$(printf 'sanitizer %-9s %-20s rc=%d  %s' "$tool" "$(basename "$bin")" $rc "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)")")
@@ -71,6 +74,8 @@ if [[ -z "${SKIP_SANITIZER:-}" ]]; then
   san memcheck  "$dir/test_gpu_fast_paths" 'GpuFastPaths.PerPoint*:GpuFastPaths.WithinRadius*:GpuFastPaths.DistanceBins*'
   san racecheck "$dir/test_gpu_fast_paths" 'GpuFastPaths.DistanceBins*'
   san memcheck  "$dir/test_gpu_model"      'GpuModel.*'
+  san memcheck  "$dir/test_gpu_join"       'GpuJoin.TinyPool*:GpuJoin.HostStreaming*:GpuJoin.ZeroResults*:GpuJoin.Throwing*'
+  san racecheck "$dir/test_gpu_join"       'GpuJoin.TinyPool*:GpuJoin.HostStreaming*'
   unset TWOBODY_TEST_QUICK
 fi
 
@@ -100,6 +105,11 @@ if [[ -z "${SKIP_BENCH:-}" ]]; then
     BENCH="$BIN_DIR/bench_suite" OUT_DIR="$OUT" bash scripts/run_benchmarks.sh ${BENCH_ARGS:-} \
       && summary+=("bench_suite -> $OUT") || { status=1; summary+=("bench_suite FAILED"); }
   fi
+fi
+
+if [[ -z "${SKIP_BENCH:-}" && -z "${SKIP_JOIN:-}" && -x "$BIN_DIR/bench_join" ]]; then
+  BENCH="$BIN_DIR/bench_join" NAME=join OUT_DIR="$OUT" bash scripts/run_benchmarks.sh ${JOIN_ARGS:-} \
+    && summary+=("bench_join -> $OUT") || { status=1; summary+=("bench_join FAILED"); }
 fi
 
 echo "==== summary ===="

@@ -5,6 +5,7 @@
 #
 #   scripts/run_benchmarks.sh                       # build/benchmarks/bench_suite -> benchmarks/results/
 #   BENCH=.gpu/bench_suite OUT_DIR=$OUT scripts/run_benchmarks.sh --benchmark_filter=sdh
+#   BENCH=.gpu/bench_join NAME=join OUT_DIR=$OUT scripts/run_benchmarks.sh   # join-<gpu>-<date>.*, targets-join-<gpu>.json
 #   TWOBODY_COMMIT=<sha>   names the commit where the tree has no .git (defaults to git rev-parse HEAD)
 # Extra arguments go to bench_suite (see its header for --sizes, --naive_max_n, --cpu_n).
 set -euo pipefail
@@ -12,11 +13,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BENCH:-$root/build/benchmarks/bench_suite}
 target=bench_suite
 source "$root/scripts/results_env.sh"
-json="$out_dir/$slug-$(date +%Y-%m-%d).json"
+stem="${NAME:+$NAME-}$slug"
+json="$out_dir/$stem-$(date +%Y-%m-%d).json"
 echo "running $bench on $gpu (commit $TWOBODY_COMMIT) -> $json" >&2
-"$bench" --benchmark_out="$json" --benchmark_out_format=json "$@" > "$out_dir/$slug-$(date +%Y-%m-%d).log" 2>&1 \
-  || { tail -30 "$out_dir/$slug-$(date +%Y-%m-%d).log"; exit 1; }
+"$bench" --benchmark_out="$json" --benchmark_out_format=json "$@" > "$out_dir/$stem-$(date +%Y-%m-%d).log" 2>&1 \
+  || { tail -30 "$out_dir/$stem-$(date +%Y-%m-%d).log"; exit 1; }
 report_args=("$json")
-[[ -f $root/benchmarks/targets-$slug.json ]] && report_args+=(--targets "$root/benchmarks/targets-$slug.json")
-python3 "$root/scripts/bench_report.py" "${report_args[@]}" | tee "$out_dir/$slug-$(date +%Y-%m-%d).md"
+[[ -f $root/benchmarks/targets-$stem.json ]] && report_args+=(--targets "$root/benchmarks/targets-$stem.json")
+python3 "$root/scripts/bench_report.py" "${report_args[@]}" | tee "$out_dir/$stem-$(date +%Y-%m-%d).md"
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then /usr/bin/python3 "$root/scripts/plot_bench.py" "$json"; fi
