@@ -310,8 +310,10 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                                    " bytes cannot hold one page of " + std::to_string(PS) + " records (" +
                                    std::to_string(static_cast<std::size_t>(per_record * PS)) + " bytes)")
                                     .c_str());
-  unsigned long long const owners = static_cast<unsigned long long>(grid) * B / (Output::owner == output::page_owner::warp ? 32 : 1);
-  unsigned long long want_pages   = 0;
+  unsigned long long const owners_per_block = Output::owner == output::page_owner::warp ? B / 32 : B;
+  unsigned long long const owners           = static_cast<unsigned long long>(grid) * owners_per_block;
+  unsigned long long want_pages             = 0;
+  double records_per_unit                   = 0;
   if (opt.pool_records != 0) {
     TWOBODY_EXPECTS(opt.pool_records >= static_cast<std::size_t>(PS),
                     ("join: pool_records (" + std::to_string(opt.pool_records) + ") is smaller than one page (" +
@@ -326,6 +328,7 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
     std::uint64_t estimate = 0;
     double const high = sample_estimate(pairs, e, opt.sample_pairs, stream, estimate);
     st.estimated_results = estimate;
+    records_per_unit     = high / static_cast<double>(units);
     want_pages = static_cast<unsigned long long>(std::ceil(high * 1.1 / PS)) + owners;
     want_pages = std::min(want_pages, max_pages);
   }
@@ -336,6 +339,15 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   device_buffer redo_dev;
   stream_guard guard{stream};
   kernel_inputs<Points> const in = inputs_of(pairs);
+
+  // Blocks per round: no more than the pool can feed one unit each (its records, plus a partly
+  // filled page per owner), or every block could run dry mid-unit and none finish.
+  auto blocks_for = [&](unsigned long long pages) {
+    double const slots_per_unit = records_per_unit * 1.5 + static_cast<double>(owners_per_block * PS);
+    double const fit            = std::floor(static_cast<double>(pages * PS) / slots_per_unit);
+    return static_cast<int>(std::max(1.0, std::min(static_cast<double>(grid), fit)));
+  };
+  int blocks = blocks_for(pool.pages);
 
   std::vector<unsigned long long> redo;
   unsigned long long range_begin = 0, range_end = units;
@@ -355,7 +367,7 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                                    state.as<join_state>(), failed.as<unsigned long long>()};
     TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
     TWOBODY_CUDA_TRY(cudaMemsetAsync(pool.page_count.data(), 0, pool.pages * sizeof(cuda::std::uint32_t), stream));
-    int const round_grid = static_cast<int>(std::min<unsigned long long>(grid, work.count()));
+    int const round_grid = static_cast<int>(std::min<unsigned long long>(blocks, work.count()));
     kernel<<<round_grid, B, 0, stream>>>(in, e, params, sched, work);
     TWOBODY_CHECK_LAUNCH();
     pool.scan(stream);
@@ -392,22 +404,27 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
     remaining_work next = next_round(redo, range_begin, range_end, handed, failed_units);
     unsigned long long const done = handed - rb.s.failed;
     unsigned long long pages      = pool.pages;
-    if (done == 0) {
-      // Not one unit fit: only a bigger pool can make progress.
+    if (done == 0 && blocks > 1) {
+      blocks = std::max(1, blocks / 4);  // not one unit finished: fewer blocks share the pool
+    } else if (done == 0) {
+      // One block alone could not finish a unit: only a bigger pool can make progress.
       TWOBODY_EXPECTS(pool.pages < max_pages,
                       ("join: one work unit (a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) +
                        " points) yields more records than a pool within the device memory budget of " +
                        std::to_string(budget) + " bytes can hold; raise join_options::device_memory_budget")
                         .c_str());
       pages = std::min(max_pages, pool.pages * 2);
-    } else if (opt.grow_pool) {
-      double const per_unit = static_cast<double>(rb.results) / static_cast<double>(done);
-      double const rest     = per_unit * static_cast<double>(next.count()) * 1.25;
-      pages = std::min(max_pages, std::max(pool.pages, static_cast<unsigned long long>(rest / PS) + owners));
+    } else {
+      records_per_unit = std::max(records_per_unit, static_cast<double>(rb.results) / static_cast<double>(done));
+      if (opt.grow_pool) {
+        double const rest = records_per_unit * static_cast<double>(next.count()) * 1.25;
+        pages = std::min(max_pages, std::max(pool.pages, static_cast<unsigned long long>(rest / PS) + owners));
+      }
     }
     if (pages != pool.pages) {
       TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));  // the gather still reads the old pool
       pool = pool_storage<Record, PS>(pages, stream);
+      if (done != 0) { blocks = blocks_for(pool.pages); }  // (after no progress, stay at one block)
     }
     redo        = std::move(next.redo);
     range_begin = next.range_begin;

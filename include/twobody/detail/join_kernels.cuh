@@ -35,8 +35,10 @@ struct join_work {
 /// failed_units, and `stop` is raised so that no block takes another unit. The two-pass
 /// agents split the units statically, so both passes give each thread the same pairs.
 ///
-/// emit() is called by every lane at every step (passing or not), as warp-owned pages need.
-/// In self mode the emitter sees (a_i, a_j, i, j) with i < j.
+/// The hot loop only tests pairs: a bit mask per column says which own points passed, and the
+/// agent's emit_mask(mask, rebuild) calls the emitter again to build those records (rare), so
+/// the page logic stays out of the unrolled loop. emit_mask is called by every lane at every
+/// step, as warp-owned pages need. In self mode the emitter sees (a_i, a_j, i, j) with i < j.
 template <class Input, class Agent, class Points, class Emitter, class Record>
 __global__ void __launch_bounds__(Input::block_threads)
   join_kernel(kernel_inputs<Points> in, Emitter e, typename Agent::params out_params, tile_schedule sched,
@@ -111,33 +113,38 @@ __global__ void __launch_bounds__(Input::block_threads)
       bool const self = in.mode == pair_mode::self;
       int const steps = self ? TS / 2 : TS - 1;
       for (int k = 1; k <= steps; ++k) {
+        // The pair of own point r at step k, in the order self mode promises (i < j).
+        auto diagonal_pair = [&](int r, Record& rec) {
+          int const p      = threadIdx.x + r * B;
+          int const q      = diagonal_partner(p, k, TS);
+          auto const other = columns.at(q).coords();
+          return self && q < p ? e(other, own[r], row_start + q, row_start + p, rec)
+                               : e(own[r], other, row_start + p, row_start + q, rec);
+        };
+        unsigned mask = 0;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           int const p = threadIdx.x + r * B;
           int const q = diagonal_partner(p, k, TS);
           bool const valid = self ? diagonal_self_pair(p, q, k, TS, row_count) : (p < row_count && q < row_count);
-          bool pass        = false;
-          if (valid) {
-            auto const other = columns.at(q).coords();
-            if (self && q < p) {  // keep f(a_i, a_j) with i < j
-              pass = e(other, own[r], row_start + q, row_start + p, rec);
-            } else {
-              pass = e(own[r], other, row_start + p, row_start + q, rec);
-            }
-          }
-          out.emit(pass, rec);
+          if (valid && diagonal_pair(r, rec)) { mask |= 1u << r; }
         }
+        out.template emit_mask<R>(mask, diagonal_pair);
       }
     } else {
       int j = 0;
       columns.for_each(col_start, col_count, [&](stored const& s) {
         auto const other = s.coords();
+        // Hot loop: only the tests; records are built again for the rare passing pairs.
+        unsigned mask = 0;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           int const p = threadIdx.x + r * B;
-          bool const pass = p < row_count && e(own[r], other, row_start + p, col_start + j, rec);
-          out.emit(pass, rec);
+          if (p < row_count && e(own[r], other, row_start + p, col_start + j, rec)) { mask |= 1u << r; }
         }
+        out.template emit_mask<R>(mask, [&](int r, Record& made) {
+          e(own[r], other, row_start + threadIdx.x + r * B, col_start + j, made);
+        });
         ++j;
       });
     }

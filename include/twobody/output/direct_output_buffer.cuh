@@ -71,6 +71,23 @@ struct page_pool {
   unsigned long long* failed_units = nullptr;  ///< one slot per block
 };
 
+/// Takes the next page of the pool for an owner whose current page is `current` (closing it
+/// at `full` records and linking the new page back to it); no_page when the pool is spent.
+/// Out of line: it runs once per page, and keeping it out of the unrolled pair loop keeps that
+/// loop small.
+__device__ __noinline__ inline cuda::std::uint32_t take_page_slow(join_state* state, unsigned long long pages,
+                                                                  cuda::std::uint32_t* page_count,
+                                                                  cuda::std::uint32_t* page_prev,
+                                                                  cuda::std::uint32_t current, int full)
+{
+  unsigned long long const fresh = atomicAdd(&state->next_page, 1ull);
+  if (fresh >= pages) { return no_page; }
+  auto const p = static_cast<cuda::std::uint32_t>(fresh);
+  if (current != no_page) { page_count[current] = static_cast<cuda::std::uint32_t>(full); }
+  page_prev[p] = current;
+  return p;
+}
+
 /// Page bookkeeping of one owner (a thread or a warp; for a warp every lane holds the same
 /// copy and lane 0 does the global writes). Rolling back a unit walks the owner's page chain
 /// back to where the unit began and empties the pages taken since.
@@ -88,22 +105,18 @@ struct page_cursor {
     unit_used = used;
   }
 
-  /// Takes a fresh page; false when the pool is exhausted.
-  __device__ bool take_page(page_pool<Record> const& pool, bool leader, unsigned leader_mask)
+  /// Takes a fresh page; false when the pool is exhausted. For a warp, every lane calls it
+  /// and lane 0 (the leader) does the global work.
+  __device__ bool take_page(page_pool<Record> const& pool, bool leader, bool warp)
   {
-    unsigned long long fresh = 0;
-    if (leader) { fresh = atomicAdd(&pool.state->next_page, 1ull); }
-    if (leader_mask != 0u) { fresh = __shfl_sync(leader_mask, fresh, 0); }
-    if (fresh >= pool.pages) {
+    cuda::std::uint32_t fresh = leader ? take_page_slow(pool.state, pool.pages, pool.page_count, pool.page_prev, page, PS)
+                                       : no_page;
+    if (warp) { fresh = __shfl_sync(0xffffffffu, fresh, 0); }
+    if (fresh == no_page) {
       failed = true;
       return false;
     }
-    auto const p = static_cast<cuda::std::uint32_t>(fresh);
-    if (leader) {
-      if (page != no_page) { pool.page_count[page] = PS; }
-      pool.page_prev[p] = page;
-    }
-    page = p;
+    page = fresh;
     used = 0;
     return true;
   }
@@ -135,10 +148,24 @@ struct thread_page_agent {
 
   __device__ explicit thread_page_agent(params const& p) : pool(p) {}
   __device__ void begin_unit() { cur.begin_unit(); }
-  __device__ void emit(bool pass, Record const& r)
+  /// Bit r of `mask`: own point r's pair passed; rebuild(r, rec) makes its record (rare path).
+  template <int R, class Rebuild>
+  __device__ void emit_mask(unsigned mask, Rebuild&& rebuild)
   {
-    if (!pass || cur.failed) { return; }
-    if (cur.used == PS && !cur.take_page(pool, true, 0u)) { return; }
+    if (__builtin_expect(mask == 0u, 1)) { return; }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if ((mask >> r) & 1u) {
+        Record rec;
+        rebuild(r, rec);
+        push(rec);
+      }
+    }
+  }
+  __device__ void push(Record const& r)
+  {
+    if (cur.failed) { return; }
+    if (cur.used == PS && !cur.take_page(pool, true, false)) { return; }
     pool.records[static_cast<unsigned long long>(cur.page) * PS + cur.used++] = r;
   }
   __device__ bool failed() const { return cur.failed; }
@@ -159,7 +186,20 @@ struct warp_page_agent {
 
   __device__ explicit warp_page_agent(params const& p) : pool(p), leader((threadIdx.x & 31u) == 0u) {}
   __device__ void begin_unit() { cur.begin_unit(); }
-  __device__ void emit(bool pass, Record const& r)
+  /// As thread_page_agent::emit_mask; called by all 32 lanes together.
+  template <int R, class Rebuild>
+  __device__ void emit_mask(unsigned mask, Rebuild&& rebuild)
+  {
+    if (__builtin_expect(!__any_sync(0xffffffffu, mask != 0u), 1)) { return; }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      bool const pass = (mask >> r) & 1u;
+      Record rec{};
+      if (pass) { rebuild(r, rec); }
+      push(pass, rec);
+    }
+  }
+  __device__ void push(bool pass, Record const& r)
   {
     unsigned const mask = __ballot_sync(0xffffffffu, pass);
     if (mask == 0u || cur.failed) { return; }
@@ -171,7 +211,7 @@ struct warp_page_agent {
       cur.used += n;
       return;
     }
-    if (!cur.take_page(pool, leader, 0xffffffffu)) { return; }
+    if (!cur.take_page(pool, leader, true)) { return; }
     if (pass && rank >= room) { pool.records[static_cast<unsigned long long>(cur.page) * PS + (rank - room)] = r; }
     cur.used = n - room;
   }
@@ -191,7 +231,11 @@ struct count_agent {
   unsigned long long n = 0;
   __device__ explicit count_agent(params const& p_) : p(p_) {}
   __device__ void begin_unit() {}
-  __device__ void emit(bool pass, Record const&) { n += pass ? 1u : 0u; }
+  template <int R, class Rebuild>
+  __device__ void emit_mask(unsigned mask, Rebuild&&)
+  {
+    n += static_cast<unsigned>(__popc(mask));
+  }
   __device__ bool failed() const { return false; }
   __device__ void rollback() {}
   __device__ void finish() { p.counts[static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x] = n; }
@@ -212,9 +256,18 @@ struct write_agent {
   {
   }
   __device__ void begin_unit() {}
-  __device__ void emit(bool pass, Record const& r)
+  template <int R, class Rebuild>
+  __device__ void emit_mask(unsigned mask, Rebuild&& rebuild)
   {
-    if (pass) { p.out[cursor++] = r; }
+    if (__builtin_expect(mask == 0u, 1)) { return; }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if ((mask >> r) & 1u) {
+        Record rec;
+        rebuild(r, rec);
+        p.out[cursor++] = rec;
+      }
+    }
   }
   __device__ bool failed() const { return false; }
   __device__ void rollback() {}
