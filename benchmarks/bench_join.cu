@@ -194,6 +194,7 @@ void register_gpu()
   add("theta/dob_thread4", cfg.sizes, bench_theta<dob_t4>);
   add("theta/dob_warp128", cfg.sizes, bench_theta<dob_w128>);
   add("theta/two_pass", cfg.sizes, bench_theta<two_pass>);
+  add("theta/one_call", cfg.sizes, bench_theta<twobody::default_join_output>);
 }
 
 bool parse_own_flags(int& argc, char** argv)

@@ -61,8 +61,8 @@ void check_options(join_options const& opt)
     double const page_bytes = pool_bytes_per_record(sizeof(Record), PS, opt.location == result_location::host) * PS;
     TWOBODY_EXPECTS(opt.device_memory_budget == 0 || static_cast<double>(opt.device_memory_budget) >= page_bytes,
                     ("join: a device memory budget of " + std::to_string(opt.device_memory_budget) +
-                     " bytes cannot hold one page of " + std::to_string(PS) + " records (" +
-                     std::to_string(static_cast<std::size_t>(page_bytes)) + " bytes)")
+                     " bytes (join_options::device_memory_budget) cannot hold one page of " + std::to_string(PS) +
+                     " records (" + std::to_string(static_cast<std::size_t>(page_bytes)) + " bytes)")
                       .c_str());
   }
 }
@@ -89,9 +89,9 @@ join_stats run_join(pair_set<Points> const& pairs, Emitter const& e, Sink& sink,
 
 }  // namespace detail
 
-/// The default join output: pages of 4 records per thread (see benchmarks/results for the
-/// measurement behind it).
-using default_join_output = output::direct_output_buffer<4, output::page_owner::thread>;
+/// The default join output: pages of 128 records per warp (a warp's records land side by side
+/// and one atomic serves 128 records; benchmarks/results/join-h100-*.md has the comparison).
+using default_join_output = output::direct_output_buffer<128, output::page_owner::warp>;
 
 // ---------------------------------------------------------------------------------------------
 // Joins

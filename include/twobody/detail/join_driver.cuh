@@ -307,7 +307,8 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
     std::min<unsigned long long>(static_cast<unsigned long long>(static_cast<double>(budget) / per_record) / PS,
                                  no_page - 1);
   TWOBODY_EXPECTS(max_pages >= 1, ("join: a device memory budget of " + std::to_string(budget) +
-                                   " bytes cannot hold one page of " + std::to_string(PS) + " records (" +
+                                   " bytes (join_options::device_memory_budget) cannot hold one page of " +
+                                   std::to_string(PS) + " records (" +
                                    std::to_string(static_cast<std::size_t>(per_record * PS)) + " bytes)")
                                     .c_str());
   unsigned long long const owners_per_block = Output::owner == output::page_owner::warp ? B / 32 : B;
