@@ -228,6 +228,7 @@ int main(int argc, char** argv)
   if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
   if (example::have_gpu()) {
     benchmark::AddCustomContext("gpu", gpu().name);
+    benchmark::AddCustomContext("gpu_sm_count", std::to_string(gpu().sms));
     register_gpu();
   } else {
     std::fprintf(stderr, "no CUDA GPU: GPU benchmarks skipped\n");
