@@ -10,6 +10,9 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -136,6 +139,55 @@ inline void set_counters(benchmark::State& state, double pairs, double flops_per
     state.counters["fma_peak_fraction"] =
       benchmark::Counter(pairs * flops_per_pair * double(state.iterations()) / peak, benchmark::Counter::kIsRate);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Command line and results context
+// ---------------------------------------------------------------------------
+
+/// The value of `--flag=value` in arg, or nullptr when arg is not that flag.
+inline char const* value_of(char const* arg, char const* flag)
+{
+  std::size_t const len = std::strlen(flag);
+  return std::strncmp(arg, flag, len) == 0 && arg[len] == '=' ? arg + len + 1 : nullptr;
+}
+
+/// Parses a --sizes list ("1024,65536"); false (after a message) on a bad entry.
+inline bool parse_sizes(char const* v, std::vector<long long>& out)
+{
+  out.clear();
+  std::string s(v);
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t const comma = s.find(',', pos);
+    std::string const item  = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end               = nullptr;
+    long long const n       = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || n < 2) {
+      std::fprintf(stderr, "bad --sizes entry '%s' (need integers >= 2)\n", item.c_str());
+      return false;
+    }
+    out.push_back(n);
+    if (comma == std::string::npos) { break; }
+    pos = comma + 1;
+  }
+  return true;
+}
+
+/// Results files say what they were measured on and with which code: the commit
+/// (TWOBODY_COMMIT) and, when there is a GPU, its name, SM count and boost clock.
+/// Returns whether there is a GPU.
+inline bool record_context()
+{
+  if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
+  if (!example::have_gpu()) {
+    std::fprintf(stderr, "no CUDA GPU: GPU benchmarks skipped\n");  // stderr: keeps JSON on stdout clean
+    return false;
+  }
+  benchmark::AddCustomContext("gpu", gpu().name);
+  benchmark::AddCustomContext("gpu_sm_count", std::to_string(gpu().sms));
+  benchmark::AddCustomContext("gpu_boost_clock_mhz", std::to_string(static_cast<int>(gpu().clock_hz / 1e6)));
+  return true;
 }
 
 // ---------------------------------------------------------------------------

@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 
 namespace {
 
@@ -201,13 +200,10 @@ bool parse_own_flags(int& argc, char** argv)
 {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--sizes=", 8) == 0) {
-      cfg.sizes.clear();
-      std::stringstream ss(argv[i] + 8);
-      std::string item;
-      while (std::getline(ss, item, ',')) { cfg.sizes.push_back(std::stoll(item)); }
-    } else if (std::strncmp(argv[i], "--cpu_n=", 8) == 0) {
-      cfg.cpu_n = std::stoll(argv[i] + 8);
+    if (char const* v = value_of(argv[i], "--sizes")) {
+      if (!parse_sizes(v, cfg.sizes)) { return false; }
+    } else if (char const* v = value_of(argv[i], "--cpu_n")) {
+      cfg.cpu_n = std::atoll(v);
       if (cfg.cpu_n < 2) {
         std::fprintf(stderr, "--cpu_n must be >= 2\n");
         return false;
@@ -225,14 +221,7 @@ bool parse_own_flags(int& argc, char** argv)
 int main(int argc, char** argv)
 {
   if (!parse_own_flags(argc, argv)) { return 1; }
-  if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
-  if (example::have_gpu()) {
-    benchmark::AddCustomContext("gpu", gpu().name);
-    benchmark::AddCustomContext("gpu_sm_count", std::to_string(gpu().sms));
-    register_gpu();
-  } else {
-    std::fprintf(stderr, "no CUDA GPU: GPU benchmarks skipped\n");
-  }
+  if (record_context()) { register_gpu(); }
   add("selfjoin/cpu_openmp", {cfg.cpu_n}, bench_selfjoin_cpu, true);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) { return 1; }

@@ -341,34 +341,9 @@ void register_cpu()
   add("kernel_sum/cpu_openmp", kind::cpu, bench_cpu_kernel_sum);
 }
 
-bool parse_sizes(char const* v, std::vector<long long>& out)
-{
-  out.clear();
-  std::string s(v);
-  std::size_t pos = 0;
-  while (pos <= s.size()) {
-    std::size_t const comma = s.find(',', pos);
-    std::string const item  = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    char* end               = nullptr;
-    long long const n       = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || n < 2) {
-      std::fprintf(stderr, "bad --sizes entry '%s' (need integers >= 2)\n", item.c_str());
-      return false;
-    }
-    out.push_back(n);
-    if (comma == std::string::npos) { break; }
-    pos = comma + 1;
-  }
-  return true;
-}
-
 /// Parses and removes our own flags from argv; returns false on a bad value.
 bool parse_own_flags(int& argc, char** argv)
 {
-  auto value_of = [](char const* arg, char const* flag) -> char const* {
-    std::size_t const len = std::strlen(flag);
-    return std::strncmp(arg, flag, len) == 0 && arg[len] == '=' ? arg + len + 1 : nullptr;
-  };
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     if (char const* v = value_of(argv[i], "--sizes")) {
@@ -393,16 +368,7 @@ bool parse_own_flags(int& argc, char** argv)
 int main(int argc, char** argv)
 {
   if (!parse_own_flags(argc, argv)) { return 1; }
-  // Results files say what they were measured on and with which code.
-  if (char const* commit = std::getenv("TWOBODY_COMMIT")) { benchmark::AddCustomContext("twobody_commit", commit); }
-  if (example::have_gpu()) {
-    benchmark::AddCustomContext("gpu", gpu().name);
-    benchmark::AddCustomContext("gpu_sm_count", std::to_string(gpu().sms));
-    benchmark::AddCustomContext("gpu_boost_clock_mhz", std::to_string(static_cast<int>(gpu().clock_hz / 1e6)));
-    register_gpu();
-  } else {
-    std::fprintf(stderr, "no CUDA GPU: GPU benchmarks skipped\n");  // stderr: keeps JSON on stdout clean
-  }
+  if (record_context()) { register_gpu(); }
   register_cpu();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) { return 1; }
