@@ -190,6 +190,16 @@ inline bool record_context()
   return true;
 }
 
+/// Google Benchmark's main after the registrations: 1 on an unknown flag.
+inline int run_registered(int& argc, char** argv)
+{
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) { return 1; }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
 // ---------------------------------------------------------------------------
 // Timing
 // ---------------------------------------------------------------------------

@@ -223,9 +223,5 @@ int main(int argc, char** argv)
   if (!parse_own_flags(argc, argv)) { return 1; }
   if (record_context()) { register_gpu(); }
   add("selfjoin/cpu_openmp", {cfg.cpu_n}, bench_selfjoin_cpu, true);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) { return 1; }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_registered(argc, argv);
 }

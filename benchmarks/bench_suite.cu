@@ -370,9 +370,5 @@ int main(int argc, char** argv)
   if (!parse_own_flags(argc, argv)) { return 1; }
   if (record_context()) { register_gpu(); }
   register_cpu();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) { return 1; }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_registered(argc, argv);
 }
