@@ -3,6 +3,7 @@
 /// them in device or host memory, the run's statistics, the options, and a sort helper.
 #pragma once
 
+#include <twobody/detail/device_array.cuh>
 #include <twobody/detail/error.cuh>
 
 #include <thrust/execution_policy.h>
@@ -69,50 +70,6 @@ struct join_stats {
 };
 
 namespace detail {
-
-/// A device array owned by a result (cudaMalloc / cudaFree: it outlives the join's stream).
-template <class T>
-class device_array {
- public:
-  device_array() = default;
-  explicit device_array(std::size_t n) : n_(n)
-  {
-    if (n == 0) { return; }
-    cudaError_t const s = cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T));
-    if (s != cudaSuccess) {
-      (void)cudaGetLastError();
-      ptr_ = nullptr;
-      throw twobody::error("twobody: could not allocate " + std::to_string(n * sizeof(T)) +
-                           " bytes of device memory for a join result (" + cudaGetErrorString(s) +
-                           "); ask for the result in host memory (join_options::location = result_location::host) "
-                           "or consume it in rounds with join_each");
-    }
-  }
-  device_array(device_array&& o) noexcept { swap(o); }
-  device_array& operator=(device_array&& o) noexcept
-  {
-    device_array t(std::move(o));
-    swap(t);
-    return *this;
-  }
-  device_array(device_array const&)            = delete;
-  device_array& operator=(device_array const&) = delete;
-  ~device_array()
-  {
-    if (ptr_ != nullptr) { (void)cudaFree(ptr_); }
-  }
-  T* data() const { return ptr_; }
-  std::size_t capacity() const { return n_; }
-  void swap(device_array& o) noexcept
-  {
-    std::swap(ptr_, o.ptr_);
-    std::swap(n_, o.n_);
-  }
-
- private:
-  T* ptr_        = nullptr;
-  std::size_t n_ = 0;
-};
 
 /// Orders records by (i, j).
 struct by_index_pair {

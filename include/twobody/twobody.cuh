@@ -8,6 +8,8 @@
 #include <twobody/emitters.cuh>
 #include <twobody/error.cuh>
 #include <twobody/functors.cuh>
+#include <twobody/grid.cuh>
+#include <twobody/grid_index.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>

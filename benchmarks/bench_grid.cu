@@ -1,0 +1,226 @@
+// Grid-index benchmarks (Google Benchmark): range-limited pair counts and histograms through a
+// grid_index against twobody's brute-force kernels.
+//   r5:        pairs within r = 5 among N uniform points in a 100^3 box (grid: index build + count);
+//   r5_built:  the same count on a prebuilt index;
+//   r5_periodic: the same in a periodic 100^3 box (minimum image);
+//   hist20_r20: 20 distance bins up to r = 20 (grid: build + histogram);
+//   dim<D>:    N uniform points in the unit cube of D = 2..6 dimensions, eps chosen for about 64
+//              neighbours per point (0.006% of 2^20): grid vs brute force;
+//   blobs:     clustered points (Gaussian blobs), r = 5: work ordering and the half-stencil on and off.
+// Counters: pairs_per_s (the N(N-1)/2 pairs a brute force evaluates, so grid and brute force compare
+// as rates), distance_calls, calls_fraction (distance calls / N(N-1)/2), cells.
+//
+//   bench_grid [--sizes=1048576] [google benchmark flags]
+#include "bench_common.cuh"
+
+#include <twobody/grid.cuh>
+
+#include <cmath>
+
+namespace {
+
+using namespace bench;
+
+struct config {
+  std::vector<long long> sizes{1ll << 20};
+} cfg;
+
+template <int D>
+struct cloud {
+  std::vector<float> h[D];
+  float* d[D] = {};
+  long long n = 0;
+  ~cloud()
+  {
+    for (float* p : d) { (void)cudaFree(p); }
+  }
+  twobody::points<float, D> view() const
+  {
+    twobody::points<float, D> p;
+    for (int k = 0; k < D; ++k) { p.coords[k] = d[k]; }
+    p.size = n;
+    return p;
+  }
+};
+
+enum class shape { uniform, blobs };
+
+/// Seeded: uniform in [0, side)^D, or 64 Gaussian blobs (sigma = side / 100) wrapped into the box.
+template <int D>
+cloud<D> const& data(long long n, float side, shape s)
+{
+  static std::map<std::tuple<long long, float, int>, std::unique_ptr<cloud<D>>> cache;
+  auto& slot = cache[{n, side, static_cast<int>(s)}];
+  if (!slot) {
+    slot    = std::make_unique<cloud<D>>();
+    slot->n = n;
+    std::mt19937 rng(4242 + D);
+    std::uniform_real_distribution<float> u(0.f, side);
+    std::normal_distribution<float> g(0.f, side / 100.f);
+    std::vector<std::array<float, D>> centres(64);
+    for (auto& c : centres) {
+      for (auto& x : c) { x = u(rng); }
+    }
+    for (auto& v : slot->h) { v.resize(n); }
+    for (long long i = 0; i < n; ++i) {
+      auto const& c = centres[static_cast<std::size_t>(i % 64)];
+      for (int k = 0; k < D; ++k) {
+        float x = s == shape::uniform ? u(rng) : c[k] + g(rng);
+        x       = std::fmod(std::fmod(x, side) + side, side);
+        slot->h[k][i] = x < side ? x : 0.f;
+      }
+    }
+    for (int k = 0; k < D; ++k) {
+      EXAMPLE_CUDA_CHECK(cudaMalloc(&slot->d[k], sizeof(float) * n));
+      EXAMPLE_CUDA_CHECK(cudaMemcpy(slot->d[k], slot->h[k].data(), sizeof(float) * n, cudaMemcpyHostToDevice));
+    }
+  }
+  return *slot;
+}
+
+void set_grid_counters(benchmark::State& state, long long n, twobody::grid_stats const& st)
+{
+  set_counters(state, self_pair_count(n));
+  state.counters["distance_calls"] = double(st.distance_calls);
+  state.counters["calls_fraction"] = double(st.distance_calls) / self_pair_count(n);
+  state.counters["cells"]          = double(st.cells);
+}
+
+/// eps for about `k` neighbours per point among n uniform points in the unit D-cube.
+double eps_for_neighbours(int D, long long n, double k)
+{
+  double const unit_ball = std::pow(M_PI, D / 2.0) / std::tgamma(D / 2.0 + 1);
+  return std::pow(k / (double(n) * unit_ball), 1.0 / D);
+}
+
+template <int D>
+void bench_count(benchmark::State& state, float side, float r, shape s, bool periodic, bool prebuilt, bool brute,
+                 twobody::grid_options opt = {})
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& c     = data<D>(n, side, s);
+    auto const pred   = twobody::within_radius(r);
+    gpu_timer t;
+    twobody::grid_stats st;
+    opt.stats = &st;
+    std::array<float, D> box{};
+    box.fill(side);
+    cuda::std::array<float, D> cbox{};
+    for (int k = 0; k < D; ++k) { cbox[k] = side; }
+    std::unique_ptr<twobody::grid_index<float, D>> built;
+    if (prebuilt) { built = std::make_unique<twobody::grid_index<float, D>>(c.view(), r); }
+    t.run(state, [&](cudaStream_t stream, long long it) {
+      auto p = c.view();
+      if (it < 0) { p.size = std::min<long long>(p.size, 8192); }
+      if (brute) {
+        benchmark::DoNotOptimize(twobody::count_pairs(twobody::self_pairs(p), pred, stream));
+      } else if (prebuilt && it >= 0) {
+        benchmark::DoNotOptimize(twobody::count_pairs(*built, pred, opt, stream));
+      } else if (periodic) {
+        twobody::grid_index<float, D> g(p, r, cbox, stream);
+        auto metric = twobody::periodic_squared_euclidean<float, D>{};
+        for (int k = 0; k < D; ++k) { metric.box[k] = side; }
+        benchmark::DoNotOptimize(twobody::count_pairs(g, twobody::within<decltype(metric), float>{metric, r * r}, opt, stream));
+      } else {
+        twobody::grid_index<float, D> g(p, r, stream);
+        benchmark::DoNotOptimize(twobody::count_pairs(g, pred, opt, stream));
+      }
+    });
+    set_grid_counters(state, n, st);
+  });
+}
+
+void bench_hist20(benchmark::State& state, bool brute)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& c     = data<3>(n, box_side, shape::uniform);
+    twobody::distance_bins<float> bins(20.f, 20);
+    gpu_timer t;
+    twobody::grid_stats st;
+    twobody::grid_options opt;
+    opt.stats = &st;
+    t.run(state, [&](cudaStream_t stream, long long it) {
+      auto p = c.view();
+      if (it < 0) { p.size = std::min<long long>(p.size, 8192); }
+      if (brute) {
+        benchmark::DoNotOptimize(twobody::histogram(twobody::self_pairs(p), twobody::squared_euclidean{}, bins, stream));
+      } else {
+        twobody::grid_index<float, 3> g(p, 20.f, stream);
+        benchmark::DoNotOptimize(twobody::histogram(g, twobody::squared_euclidean{}, bins, opt, stream));
+      }
+    });
+    set_grid_counters(state, n, st);
+  });
+}
+
+template <int D>
+void bench_dim(benchmark::State& state, bool brute)
+{
+  long long const n = state.range(0);
+  auto const eps    = static_cast<float>(eps_for_neighbours(D, n, 64));
+  bench_count<D>(state, 1.f, eps, shape::uniform, false, false, brute);
+}
+
+template <class Fn>
+void add(std::string const& name, Fn&& fn)
+{
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+  b->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Iterations(1);
+  for (long long n : cfg.sizes) { b->Arg(n); }
+}
+
+void register_gpu()
+{
+  add("r5/grid", [](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::uniform, false, false, false); });
+  add("r5/grid_prebuilt", [](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::uniform, false, true, false); });
+  add("r5/brute_force", [](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::uniform, false, false, true); });
+  add("r5_periodic/grid", [](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::uniform, true, false, false); });
+  add("hist20_r20/grid", [](benchmark::State& s) { bench_hist20(s, false); });
+  add("hist20_r20/brute_force", [](benchmark::State& s) { bench_hist20(s, true); });
+  add("dim2/grid", [](benchmark::State& s) { bench_dim<2>(s, false); });
+  add("dim2/brute_force", [](benchmark::State& s) { bench_dim<2>(s, true); });
+  add("dim3/grid", [](benchmark::State& s) { bench_dim<3>(s, false); });
+  add("dim4/grid", [](benchmark::State& s) { bench_dim<4>(s, false); });
+  add("dim5/grid", [](benchmark::State& s) { bench_dim<5>(s, false); });
+  add("dim6/grid", [](benchmark::State& s) { bench_dim<6>(s, false); });
+  add("dim6/brute_force", [](benchmark::State& s) { bench_dim<6>(s, true); });
+  twobody::grid_options full, unordered, k1, k32;
+  full.half_stencil       = false;
+  unordered.order_by_workload = false;
+  k1.threads_per_query    = 1;
+  k32.threads_per_query   = 32;
+  add("blobs/grid", [](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false); });
+  add("blobs/grid_full_stencil",
+      [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, full); });
+  add("blobs/grid_unordered",
+      [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, unordered); });
+  add("blobs/grid_1_thread_per_query",
+      [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, k1); });
+  add("blobs/grid_32_threads_per_query",
+      [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, k32); });
+}
+
+bool parse_own_flags(int& argc, char** argv)
+{
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (char const* v = value_of(argv[i], "--sizes")) {
+      if (!parse_sizes(v, cfg.sizes)) { return false; }
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  if (!parse_own_flags(argc, argv)) { return 1; }
+  if (record_context()) { register_gpu(); }
+  return run_registered(argc, argv);
+}

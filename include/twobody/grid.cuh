@@ -1,0 +1,267 @@
+/// \file grid.cuh
+/// \brief Range-limited statistics over a grid_index: pair counts and histograms that only
+/// visit pairs in adjacent cells (pairs farther apart than the cell side are never visited).
+///
+///     twobody::grid_index<float, 3> grid(pts, 5.f);
+///     auto dd = twobody::count_pairs(grid, twobody::within_radius(5.f));          // self pairs
+///     auto h  = twobody::histogram(grid, twobody::euclidean{},
+///                                  twobody::uniform_bins<float>(0.f, 5.f, 20)); // up to the cutoff
+///     auto dr = twobody::count_pairs(randoms, grid, twobody::within_radius(5.f)); // cross: A x indexed B
+///
+/// The statistic must not count pairs beyond the index's cutoff (a predicate false there, bins
+/// that end at the cutoff): those pairs are not visited, so a histogram's `outside` and `pairs`
+/// count only visited pairs. Self mode visits each unordered pair once (a half-stencil: the
+/// neighbour cells with a larger id, and in the own cell the later points); functors should be
+/// symmetric. Periodic indexes need a minimum-image functor (periodic_euclidean, ...).
+#pragma once
+
+#include <twobody/binning.cuh>
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/grid_kernels.cuh>
+#include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/grid_index.cuh>
+#include <twobody/histogram.cuh>
+#include <twobody/output/global_atomics.cuh>
+#include <twobody/output/privatized_histogram.cuh>
+#include <twobody/output/registers.cuh>
+#include <twobody/reduce.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda/std/functional>
+
+#include <string>
+#include <vector>
+
+namespace twobody {
+
+/// What a grid statistic did (for measurements: distance calls vs the N^2 / 2 of brute force).
+struct grid_stats {
+  unsigned long long distance_calls = 0;  ///< functor evaluations
+  long long cells                   = 0;  ///< non-empty cells of the index
+};
+
+/// Knobs of the grid traversal (the defaults are what the measurements favour).
+struct grid_options {
+  int threads_per_query   = 8;     ///< threads serving one query point: 1, 4, 8 or 32
+  bool half_stencil       = true;  ///< self mode: each unordered cell pair once (false: both ways, the baseline)
+  bool order_by_workload  = true;  ///< self mode: queries by decreasing work, drawn from an atomic counter
+  grid_stats* stats       = nullptr;  ///< filled when given
+};
+
+namespace detail {
+
+inline constexpr int grid_block_threads = 256;
+
+struct cell_size_fn {
+  cuda::std::uint32_t const* begin;
+  __host__ __device__ cuda::std::uint32_t operator()(cuda::std::uint32_t c) const { return begin[c + 1] - begin[c]; }
+};
+
+/// Self-mode query order: the points of the cells in decreasing order of their work.
+template <class T, int D>
+device_buffer grid_query_order(grid_view<T, D> const& g, bool half, cudaStream_t stream)
+{
+  std::size_t const c = static_cast<std::size_t>(g.cells);
+  std::size_t const n = static_cast<std::size_t>(g.sorted.size);
+  device_buffer work(c * 8, stream), work_sorted(c * 8, stream), index(c * 4, stream), order(c * 4, stream);
+  device_buffer rank(c * 4, stream), begin(c * 4, stream), queries(n * 4, stream);
+  int const blocks = static_cast<int>(std::min<std::size_t>((std::max(c, n) + 255) / 256, 8u * device_info::get().sm_count));
+  grid_cell_work_kernel<T, D><<<blocks, 256, 0, stream>>>(g, half, work.as<unsigned long long>(), index.as<cuda::std::uint32_t>());
+  TWOBODY_CHECK_LAUNCH();
+  std::size_t bytes = 0, scan = 0;
+  TWOBODY_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, work.as<unsigned long long>(),
+                                                             work_sorted.as<unsigned long long>(),
+                                                             index.as<cuda::std::uint32_t>(), order.as<cuda::std::uint32_t>(),
+                                                             static_cast<long long>(c), 0, 64, stream));
+  auto sizes = thrust::make_transform_iterator(order.as<cuda::std::uint32_t const>(), cell_size_fn{g.cell_begin});
+  TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan, sizes, begin.as<cuda::std::uint32_t>(),
+                                                 static_cast<long long>(c), stream));
+  device_buffer temp(std::max(bytes, scan), stream);
+  TWOBODY_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(temp.data(), bytes, work.as<unsigned long long>(),
+                                                             work_sorted.as<unsigned long long>(),
+                                                             index.as<cuda::std::uint32_t>(), order.as<cuda::std::uint32_t>(),
+                                                             static_cast<long long>(c), 0, 64, stream));
+  TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), scan, sizes, begin.as<cuda::std::uint32_t>(),
+                                                 static_cast<long long>(c), stream));
+  grid_rank_kernel<<<blocks, 256, 0, stream>>>(order.as<cuda::std::uint32_t const>(), g.cells, rank.as<cuda::std::uint32_t>());
+  TWOBODY_CHECK_LAUNCH();
+  grid_query_order_kernel<<<blocks, 256, 0, stream>>>(g.cell_begin, g.cells, rank.as<cuda::std::uint32_t const>(),
+                                                      begin.as<cuda::std::uint32_t const>(), g.sorted.size,
+                                                      queries.as<cuda::std::uint32_t>());
+  TWOBODY_CHECK_LAUNCH();
+  return queries;
+}
+
+template <int K, class Agent, class T, int D, class F>
+void launch_grid_kernel(grid_view<T, D> const& g, points<T, D> const& queries, bool self, bool half,
+                        cuda::std::uint32_t const* order, F const& f, typename Agent::params const& params,
+                        std::size_t dynamic_smem, int blocks, unsigned long long* counters, cudaStream_t stream)
+{
+  constexpr int B = grid_block_threads;
+  auto const kernel = grid_pair_kernel<B, K, Agent, T, D, F>;
+  if (dynamic_smem > 48 * 1024) {
+    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
+  }
+  kernel<<<blocks, B, dynamic_smem, stream>>>(g, queries, self, half, order, queries.size, f, params, counters,
+                                              counters + 1);
+  TWOBODY_CHECK_LAUNCH();
+}
+
+template <int K, class Agent, class T, int D, class F>
+int grid_blocks(std::size_t dynamic_smem)
+{
+  int per_sm = 0;
+  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    &per_sm, grid_pair_kernel<grid_block_threads, K, Agent, T, D, F>, grid_block_threads, dynamic_smem));
+  TWOBODY_EXPECTS(per_sm > 0, "grid: the kernel does not fit on this GPU (too much shared memory per block)");
+  return per_sm * device_info::get().sm_count;
+}
+
+/// Runs the grid kernel with `Agent` and the K asked for; make_params(blocks) gets the grid size
+/// before the launch (agents with per-block partial outputs size them by it).
+template <class Agent, class T, int D, class F, class MakeParams>
+void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, F const& f, grid_options const& opt,
+              std::size_t dynamic_smem, MakeParams&& make_params, cudaStream_t stream)
+{
+  grid_view<T, D> const g = index.view();
+  bool const self         = cross_queries == nullptr;
+  staged_points<points<T, D>> staged(self ? g.sorted : *cross_queries, stream);
+  points<T, D> const queries = staged.view();
+  device_buffer counters(2 * sizeof(unsigned long long), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
+  device_buffer order;
+  if (self && opt.order_by_workload && g.cells > 0) { order = grid_query_order(g, opt.half_stencil, stream); }
+  auto go = [&](auto k) {
+    constexpr int K = decltype(k)::value;
+    int const blocks = grid_blocks<K, Agent, T, D, F>(dynamic_smem);
+    auto const params = make_params(blocks);
+    if (queries.size > 0 && g.cells > 0) {
+      launch_grid_kernel<K, Agent>(g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), f,
+                                   params, dynamic_smem, blocks, counters.as<unsigned long long>(), stream);
+    }
+    return blocks;
+  };
+  switch (opt.threads_per_query) {
+    case 1: go(cuda::std::integral_constant<int, 1>{}); break;
+    case 4: go(cuda::std::integral_constant<int, 4>{}); break;
+    case 8: go(cuda::std::integral_constant<int, 8>{}); break;
+    case 32: go(cuda::std::integral_constant<int, 32>{}); break;
+    default: TWOBODY_EXPECTS(false, "grid_options::threads_per_query must be 1, 4, 8 or 32");
+  }
+  if (opt.stats != nullptr) {
+    unsigned long long calls = 0;
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(&calls, counters.as<unsigned long long>() + 1, sizeof(calls),
+                                     cudaMemcpyDeviceToHost, stream));
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    opt.stats->distance_calls = calls;
+    opt.stats->cells          = g.cells;
+  }
+}
+
+template <class T, int D, class Pred>
+unsigned long long grid_count(grid_index<T, D> const& index, points<T, D> const* cross, Pred const& pred,
+                              grid_options const& opt, cudaStream_t stream)
+{
+  using C = unsigned long long;
+  using op = cuda::std::plus<C>;
+  device_buffer partials;
+  device_buffer result(sizeof(C), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(result.data(), 0, sizeof(C), stream));
+  int grid_size = 0;
+  run_grid<reduction_agent<C, op, unsigned int, grid_block_threads>>(
+    index, cross, pred, opt, 0,
+    [&](int blocks) {
+      grid_size = blocks;
+      partials  = device_buffer(sizeof(C) * static_cast<std::size_t>(blocks), stream);
+      TWOBODY_CUDA_TRY(cudaMemsetAsync(partials.data(), 0, sizeof(C) * static_cast<std::size_t>(blocks), stream));
+      return typename reduction_agent<C, op, unsigned int, grid_block_threads>::params{partials.as<C>(), op{}, C{}};
+    },
+    stream);
+  std::size_t bytes = 0;
+  TWOBODY_CUDA_TRY(cub::DeviceReduce::Sum(nullptr, bytes, partials.as<C>(), result.as<C>(), grid_size, stream));
+  device_buffer temp(bytes, stream);
+  TWOBODY_CUDA_TRY(cub::DeviceReduce::Sum(temp.data(), bytes, partials.as<C>(), result.as<C>(), grid_size, stream));
+  return copy_to_host(result.as<C>(), stream);
+}
+
+template <class T, int D, class F, class Binning>
+histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& index, points<T, D> const* cross, F const& f,
+                                                    Binning const& bins, grid_options const& opt, cudaStream_t stream)
+{
+  using Count = unsigned long long;
+  TWOBODY_EXPECTS(bins.size() >= 1 && bins.size() < (1 << 30), "histogram: need between 1 and 2^30 bins");
+  int const slots = bins.size() + 1;
+  device_buffer counts(sizeof(Count) * static_cast<std::size_t>(slots), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(Count) * static_cast<std::size_t>(slots), stream));
+  // Shared 32-bit copies, flushed before a batch could wrap one; global atomics past shared memory.
+  std::size_t const smem_limit = device_info::get().smem_per_block_optin - 8 * 1024;
+  privatized_plan const plan   = plan_privatized(slots, 8, sizeof(unsigned int), smem_limit);
+  unsigned long long const batch_bound =
+    static_cast<unsigned long long>(grid_block_threads) * static_cast<unsigned long long>(index.size() + 1);
+  if (plan.passes == 1 && batch_bound < (1ull << 31)) {
+    run_grid<privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>>(
+      index, cross, f, opt, plan.smem,
+      [&](int) {
+        return typename privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>::params{
+          bins, counts.as<Count>(), plan.copies, 0, slots, flush_limit_for<unsigned int>(batch_bound)};
+      },
+      stream);
+  } else {
+    run_grid<global_histogram_agent<Binning, Count, grid_block_threads>>(
+      index, cross, f, opt, 0,
+      [&](int) { return typename global_histogram_agent<Binning, Count, grid_block_threads>::params{bins, counts.as<Count>()}; },
+      stream);
+  }
+  histogram_result<Count> h;
+  std::vector<Count> all(static_cast<std::size_t>(slots));
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), counts.data(), all.size() * sizeof(Count), cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  h.outside = all.back();
+  all.pop_back();
+  h.counts = std::move(all);
+  h.pairs  = h.outside;
+  for (Count c : h.counts) { h.pairs += c; }
+  return h;
+}
+
+}  // namespace detail
+
+/// Self pairs of the indexed set with pred(a, b) true (pred must be false beyond the cutoff).
+template <class T, int D, class Pred>
+unsigned long long count_pairs(grid_index<T, D> const& index, Pred pred, grid_options const& opt = {},
+                               cudaStream_t stream = 0)
+{
+  return detail::grid_count(index, static_cast<points<T, D> const*>(nullptr), pred, opt, stream);
+}
+
+/// Pairs (a, b) of queries x the indexed set with pred(a, b) true (pred false beyond the cutoff).
+template <class T, int D, class Pred>
+unsigned long long count_pairs(points<T, D> const& queries, grid_index<T, D> const& index, Pred pred,
+                               grid_options const& opt = {}, cudaStream_t stream = 0)
+{
+  return detail::grid_count(index, &queries, pred, opt, stream);
+}
+
+/// Histogram of f over the self pairs of the indexed set that lie within the cutoff.
+template <class T, int D, class F, class Binning>
+histogram_result<unsigned long long> histogram(grid_index<T, D> const& index, F f, Binning const& bins,
+                                               grid_options const& opt = {}, cudaStream_t stream = 0)
+{
+  return detail::grid_histogram(index, static_cast<points<T, D> const*>(nullptr), f, bins, opt, stream);
+}
+
+/// Histogram of f over the pairs of queries x the indexed set that lie within the cutoff.
+template <class T, int D, class F, class Binning>
+histogram_result<unsigned long long> histogram(points<T, D> const& queries, grid_index<T, D> const& index, F f,
+                                               Binning const& bins, grid_options const& opt = {},
+                                               cudaStream_t stream = 0)
+{
+  return detail::grid_histogram(index, &queries, f, bins, opt, stream);
+}
+
+}  // namespace twobody

@@ -1,0 +1,167 @@
+// Device tests of the grid index: pair counts and histograms up to a cutoff equal twobody's
+// brute-force kernels and the CPU backend, for 1-D..6-D, periodic and not, cutoffs smaller
+// than, equal to and larger than the data extent, integer coordinates (many points exactly on
+// cell borders), duplicate points, all points in one cell, cross mode, every traversal option.
+#include "common.cuh"
+
+#include <twobody/grid.cuh>
+
+#include <array>
+
+namespace {
+
+template <class T, int D>
+struct device_copy {
+  std::vector<thrust::device_vector<T>> c;
+  std::int64_t n;
+  explicit device_copy(tbt::host_points<T, D> const& h) : n(h.n)
+  {
+    for (int d = 0; d < D; ++d) { c.emplace_back(h.c[d].begin(), h.c[d].end()); }
+  }
+  twobody::points<T, D> view() const
+  {
+    twobody::points<T, D> p;
+    for (int d = 0; d < D; ++d) { p.coords[d] = thrust::raw_pointer_cast(c[d].data()); }
+    p.size = n;
+    return p;
+  }
+};
+
+template <int D>
+void check_dimension(std::int64_t n, int range, float r)
+{
+  SCOPED_TRACE("D = " + std::to_string(D) + ", range " + std::to_string(range) + ", r = " + std::to_string(r));
+  tbt::host_points<float, D> h(n, 100 + D, range);
+  device_copy<float, D> d(h);
+  auto const pred  = twobody::within_radius(r);
+  auto const brute = twobody::count_pairs(twobody::self_pairs(d.view()), pred);
+  EXPECT_EQ(brute, twobody::cpu::count_pairs(twobody::self_pairs(h.view()), pred));
+  twobody::grid_index<float, D> grid(d.view(), r);
+  twobody::grid_stats st;
+  twobody::grid_options opt;
+  opt.stats = &st;
+  EXPECT_EQ(twobody::count_pairs(grid, pred, opt), brute);
+  EXPECT_LE(st.distance_calls, static_cast<unsigned long long>(n) * (n - 1) / 2);
+  for (int k : {1, 4, 32}) {
+    twobody::grid_options o;
+    o.threads_per_query = k;
+    o.order_by_workload = k != 4;
+    EXPECT_EQ(twobody::count_pairs(grid, pred, o), brute) << "threads_per_query " << k;
+  }
+  twobody::grid_stats full_st;
+  twobody::grid_options full;
+  full.half_stencil = false;
+  full.stats        = &full_st;
+  EXPECT_EQ(twobody::count_pairs(grid, pred, full), brute);
+  if (st.distance_calls > 1000) { EXPECT_GT(double(full_st.distance_calls) / double(st.distance_calls), 1.9); }
+
+  // Histogram of distances up to the cutoff: bins equal the brute force's.
+  twobody::uniform_bins<float> bins(0.f, r, 7);
+  auto const hb = twobody::histogram(twobody::self_pairs(d.view()), twobody::euclidean{}, bins);
+  auto const hg = twobody::histogram(grid, twobody::euclidean{}, bins);
+  EXPECT_EQ(hg.counts, hb.counts);
+
+  // Cross mode: queries partly outside the indexed set's box.
+  tbt::host_points<float, D> hq(n / 2 + 3, 200 + D, range + range / 2);
+  device_copy<float, D> q(hq);
+  auto const brute_cross = twobody::count_pairs(twobody::cross_pairs(q.view(), d.view()), pred);
+  EXPECT_EQ(twobody::count_pairs(q.view(), grid, pred), brute_cross);
+  EXPECT_EQ(twobody::count_pairs(hq.view(), grid, pred), brute_cross) << "host-resident queries";
+}
+
+}  // namespace
+
+TEST(GpuGrid, CountsAndHistogramsMatchBruteForceIn1To6Dimensions)
+{
+  TBT_REQUIRE_GPU();
+  std::int64_t const n = tbt::quick() ? 1500 : 4000;
+  check_dimension<1>(n, 4000, 3.f);
+  check_dimension<2>(n, 200, 4.f);
+  check_dimension<3>(n, 64, 5.f);
+  check_dimension<4>(n, 24, 4.f);
+  check_dimension<5>(n, 12, 3.f);
+  check_dimension<6>(n, 8, 3.f);
+}
+
+TEST(GpuGrid, CutoffsAroundTheDataExtent)
+{
+  TBT_REQUIRE_GPU();
+  check_dimension<3>(2000, 16, 15.f);   // cutoff ~ extent: a few cells
+  check_dimension<3>(2000, 16, 16.f);   // equal to the range: 2 cells per axis at most
+  check_dimension<3>(1500, 16, 100.f);  // larger than the extent: all points in one cell
+  check_dimension<2>(2000, 4, 1.f);     // many duplicate points on a tiny lattice, r = lattice step
+}
+
+TEST(GpuGrid, PeriodicBoxMatchesMinimumImageBruteForce)
+{
+  TBT_REQUIRE_GPU();
+  for (float r : {3.f, 7.f, 20.f}) {
+    SCOPED_TRACE("r = " + std::to_string(r));
+    int const L = 40;
+    tbt::host_points<float, 3> h(3000, 77, L);  // integer coordinates in [0, 40)
+    device_copy<float, 3> d(h);
+    auto const metric = twobody::make_periodic_euclidean(float(L), float(L), float(L));
+    twobody::within<decltype(metric), float> const pred{metric, r};
+    auto const brute = twobody::count_pairs(twobody::self_pairs(d.view()), pred);
+    EXPECT_EQ(brute, twobody::cpu::count_pairs(twobody::self_pairs(h.view()), pred));
+    twobody::grid_index<float, 3> grid(d.view(), r, {float(L), float(L), float(L)});
+    EXPECT_TRUE(grid.periodic());
+    EXPECT_EQ(twobody::count_pairs(grid, pred), brute);
+    twobody::grid_options full;
+    full.half_stencil = false;
+    EXPECT_EQ(twobody::count_pairs(grid, pred, full), brute);
+    twobody::uniform_bins<float> bins(0.f, r, 9);
+    EXPECT_EQ(twobody::histogram(grid, metric, bins).counts,
+              twobody::histogram(twobody::self_pairs(d.view()), metric, bins).counts);
+  }
+}
+
+TEST(GpuGrid, IndexHoldsEveryPointOnceInNonEmptyCells)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<double, 3> h(5000, 9, 50);
+  twobody::grid_index<double, 3> grid(h.view(), 4.0);  // host input, staged
+  auto const sizes = grid.cell_sizes();
+  ASSERT_EQ(static_cast<long long>(sizes.size()), grid.cell_count());
+  std::uint64_t total = 0;
+  for (auto s : sizes) {
+    EXPECT_GT(s, 0u);
+    total += s;
+  }
+  EXPECT_EQ(total, 5000u);
+  EXPECT_LE(static_cast<unsigned long long>(grid.cell_count()), grid.geometry().total());
+  std::vector<std::uint32_t> perm(5000);
+  ASSERT_EQ(cudaMemcpy(perm.data(), grid.permutation(), 5000 * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<int> seen(5000, 0);
+  for (auto p : perm) { ++seen[p]; }
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+  std::vector<double> x(5000);
+  ASSERT_EQ(cudaMemcpy(x.data(), grid.sorted_points().coords[0], 5000 * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int k = 0; k < 5000; ++k) { ASSERT_EQ(x[k], h.c[0][perm[k]]); }
+}
+
+TEST(GpuGrid, EmptyAndSinglePointSetsAndBadInput)
+{
+  TBT_REQUIRE_GPU();
+  twobody::points<float, 3> empty;
+  twobody::grid_index<float, 3> g0(empty, 1.f);
+  EXPECT_EQ(g0.cell_count(), 0);
+  EXPECT_EQ(twobody::count_pairs(g0, twobody::within_radius(1.f)), 0u);
+  tbt::host_points<float, 3> h(1, 3);
+  twobody::grid_index<float, 3> g1(h.view(), 1.f);
+  EXPECT_EQ(twobody::count_pairs(g1, twobody::within_radius(1.f)), 0u);
+  EXPECT_EQ(twobody::count_pairs(empty, g1, twobody::within_radius(1.f)), 0u);
+
+  tbt::host_points<float, 3> bad(100, 4);
+  bad.c[1][17] = std::numeric_limits<float>::quiet_NaN();
+  using grid3 = twobody::grid_index<float, 3>;
+  EXPECT_THROW(grid3(bad.view(), 2.f), twobody::error);
+  tbt::host_points<float, 3> ok(100, 4, 64);
+  EXPECT_THROW(grid3(ok.view(), 0.f), twobody::error);
+  cuda::std::array<float, 3> const small_box{32.f, 64.f, 64.f};  // coordinates reach 63
+  EXPECT_THROW(grid3(ok.view(), 2.f, small_box), twobody::error);
+  twobody::grid_index<float, 3> g(ok.view(), 2.f);
+  twobody::grid_options o;
+  o.threads_per_query = 3;
+  EXPECT_THROW(twobody::count_pairs(g, twobody::within_radius(2.f), o), twobody::error);
+}
