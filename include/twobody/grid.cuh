@@ -62,16 +62,54 @@ struct cell_size_fn {
   __host__ __device__ cuda::std::uint32_t operator()(cuda::std::uint32_t c) const { return begin[c + 1] - begin[c]; }
 };
 
+/// Each cell's list of non-empty neighbour cells (self mode), as CSR: offsets (cells + 1)
+/// and the cell indices.
+struct neighbour_lists {
+  device_buffer offsets, list;
+};
+
+template <class T, int D>
+neighbour_lists grid_neighbours(grid_view<T, D> const& g, bool half, cudaStream_t stream)
+{
+  std::size_t const c = static_cast<std::size_t>(g.cells);
+  neighbour_lists nl;
+  device_buffer counts((c + 1) * 4, stream);
+  nl.offsets = device_buffer((c + 1) * 4, stream);
+  int const blocks = static_cast<int>(std::min<std::size_t>((c + 255) / 256, 8u * device_info::get().sm_count));
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, (c + 1) * 4, stream));
+  grid_neighbour_kernel<T, D><<<blocks, 256, 0, stream>>>(g, half, counts.as<cuda::std::uint32_t>(), nullptr, nullptr);
+  TWOBODY_CHECK_LAUNCH();
+  std::size_t bytes = 0;
+  TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.as<cuda::std::uint32_t>(),
+                                                 nl.offsets.as<cuda::std::uint32_t>(), static_cast<long long>(c + 1), stream));
+  {
+    device_buffer temp(bytes, stream);
+    TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, counts.as<cuda::std::uint32_t>(),
+                                                   nl.offsets.as<cuda::std::uint32_t>(), static_cast<long long>(c + 1),
+                                                   stream));
+  }
+  cuda::std::uint32_t total = 0;
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&total, nl.offsets.as<cuda::std::uint32_t>() + c, 4, cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  nl.list = device_buffer(std::max<std::size_t>(total, 1) * 4, stream);
+  grid_neighbour_kernel<T, D><<<blocks, 256, 0, stream>>>(g, half, nullptr, nl.offsets.as<cuda::std::uint32_t const>(),
+                                                          nl.list.as<cuda::std::uint32_t>());
+  TWOBODY_CHECK_LAUNCH();
+  return nl;
+}
+
 /// Self-mode query order: the points of the cells in decreasing order of their work.
 template <class T, int D>
-device_buffer grid_query_order(grid_view<T, D> const& g, bool half, cudaStream_t stream)
+device_buffer grid_query_order(grid_view<T, D> const& g, bool half, neighbour_lists const& nl, cudaStream_t stream)
 {
   std::size_t const c = static_cast<std::size_t>(g.cells);
   std::size_t const n = static_cast<std::size_t>(g.sorted.size);
   device_buffer work(c * 8, stream), work_sorted(c * 8, stream), index(c * 4, stream), order(c * 4, stream);
   device_buffer rank(c * 4, stream), begin(c * 4, stream), queries(n * 4, stream);
   int const blocks = static_cast<int>(std::min<std::size_t>((std::max(c, n) + 255) / 256, 8u * device_info::get().sm_count));
-  grid_cell_work_kernel<T, D><<<blocks, 256, 0, stream>>>(g, half, work.as<unsigned long long>(), index.as<cuda::std::uint32_t>());
+  grid_cell_work_kernel<T, D><<<blocks, 256, 0, stream>>>(g, half, nl.offsets.as<cuda::std::uint32_t const>(),
+                                                          nl.list.as<cuda::std::uint32_t const>(),
+                                                          work.as<unsigned long long>(), index.as<cuda::std::uint32_t>());
   TWOBODY_CHECK_LAUNCH();
   std::size_t bytes = 0, scan = 0;
   TWOBODY_CUDA_TRY(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, work.as<unsigned long long>(),
@@ -99,16 +137,18 @@ device_buffer grid_query_order(grid_view<T, D> const& g, bool half, cudaStream_t
 
 template <int K, class Agent, class T, int D, class F>
 void launch_grid_kernel(grid_view<T, D> const& g, points<T, D> const& queries, bool self, bool half,
-                        cuda::std::uint32_t const* order, F const& f, typename Agent::params const& params,
-                        std::size_t dynamic_smem, int blocks, unsigned long long* counters, cudaStream_t stream)
+                        cuda::std::uint32_t const* order, neighbour_lists const& nl, F const& f,
+                        typename Agent::params const& params, std::size_t dynamic_smem, int blocks,
+                        unsigned long long* counters, cudaStream_t stream)
 {
   constexpr int B = grid_block_threads;
   auto const kernel = grid_pair_kernel<B, K, Agent, T, D, F>;
   if (dynamic_smem > 48 * 1024) {
     TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
   }
-  kernel<<<blocks, B, dynamic_smem, stream>>>(g, queries, self, half, order, queries.size, f, params, counters,
-                                              counters + 1);
+  kernel<<<blocks, B, dynamic_smem, stream>>>(g, queries, self, half, order, queries.size,
+                                              nl.offsets.as<cuda::std::uint32_t const>(),
+                                              nl.list.as<cuda::std::uint32_t const>(), f, params, counters, counters + 1);
   TWOBODY_CHECK_LAUNCH();
 }
 
@@ -135,13 +175,17 @@ void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, 
   device_buffer counters(2 * sizeof(unsigned long long), stream);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
   device_buffer order;
-  if (self && opt.order_by_workload && g.cells > 0) { order = grid_query_order(g, opt.half_stencil, stream); }
+  neighbour_lists nl;
+  if (self && g.cells > 0) {
+    nl = grid_neighbours(g, opt.half_stencil, stream);
+    if (opt.order_by_workload) { order = grid_query_order(g, opt.half_stencil, nl, stream); }
+  }
   auto go = [&](auto k) {
     constexpr int K = decltype(k)::value;
     int const blocks = grid_blocks<K, Agent, T, D, F>(dynamic_smem);
     auto const params = make_params(blocks);
     if (queries.size > 0 && g.cells > 0) {
-      launch_grid_kernel<K, Agent>(g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), f,
+      launch_grid_kernel<K, Agent>(g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), nl, f,
                                    params, dynamic_smem, blocks, counters.as<unsigned long long>(), stream);
     }
     return blocks;
@@ -199,7 +243,9 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
   device_buffer counts(sizeof(Count) * static_cast<std::size_t>(slots), stream);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(Count) * static_cast<std::size_t>(slots), stream));
   // Shared 32-bit copies, flushed before a batch could wrap one; global atomics past shared memory.
-  std::size_t const smem_limit = device_info::get().smem_per_block_optin - 8 * 1024;
+  // (The kernel's static shared memory: a tile of 2 x 256 points and a few kilobytes more.)
+  std::size_t const smem_limit = device_info::get().smem_per_block_optin -
+                                 (2 * grid_block_threads * sizeof(stored_point<T, D, false>) + 4096);
   privatized_plan const plan   = plan_privatized(slots, 8, sizeof(unsigned int), smem_limit);
   unsigned long long const batch_bound =
     static_cast<unsigned long long>(grid_block_threads) * static_cast<unsigned long long>(index.size() + 1);

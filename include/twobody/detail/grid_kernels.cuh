@@ -1,6 +1,7 @@
 #pragma once
 
 #include <twobody/detail/grid_geometry.cuh>
+#include <twobody/detail/stored_point.cuh>
 #include <twobody/points.cuh>
 
 #include <cooperative_groups.h>
@@ -81,22 +82,45 @@ __global__ void grid_gather_kernel(points<T, D> pts, cuda::std::uint32_t const* 
 // ---------------------------------------------------------------------------------------------
 // Query order: cells by decreasing work (points x points in the cells their queries visit)
 
+/// The other non-empty cells a cell's queries visit: its stencil neighbours (self mode with
+/// the half-stencil: those with a larger id). Pass 1 (list == nullptr) counts them per cell,
+/// pass 2 writes them from offsets[c] on. Found once per cell, not once per query: in 6-D the
+/// stencil has 729 cells, each a binary search over the non-empty cells.
 template <class T, int D>
-__global__ void grid_cell_work_kernel(grid_view<T, D> g, bool half, unsigned long long* work,
-                                      cuda::std::uint32_t* cell_index)
+__global__ void grid_neighbour_kernel(grid_view<T, D> g, bool half, cuda::std::uint32_t* counts,
+                                      cuda::std::uint32_t const* offsets, cuda::std::uint32_t* list)
 {
   for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < g.cells;
        c += static_cast<long long>(gridDim.x) * blockDim.x) {
     unsigned long long const own_id = g.cell_id[c];
-    unsigned long long const size   = g.cell_begin[c + 1] - g.cell_begin[c];
     long long cc[D];
     g.cell_of(g.sorted[g.cell_begin[c]], cc);
-    unsigned long long partners = 0;
+    cuda::std::uint32_t found = 0;
     for (int o = 0; o < grid_geometry<D>::stencil_size(); ++o) {
       unsigned long long id = 0;
-      if (!g.geo.neighbour(cc, o, id) || (half && id <= own_id) || id == own_id) { continue; }
+      if (!g.geo.neighbour(cc, o, id) || id == own_id || (half && id < own_id)) { continue; }
       long long const n = g.find(id);
-      if (n >= 0) { partners += g.cell_begin[n + 1] - g.cell_begin[n]; }
+      if (n < 0) { continue; }
+      if (list != nullptr) { list[offsets[c] + found] = static_cast<cuda::std::uint32_t>(n); }
+      ++found;
+    }
+    if (list == nullptr) { counts[c] = found; }
+  }
+}
+
+/// Work of each cell's queries (points x partner points; the own cell halved with the
+/// half-stencil) and the identity permutation of cells, to be sorted by work.
+template <class T, int D>
+__global__ void grid_cell_work_kernel(grid_view<T, D> g, bool half, cuda::std::uint32_t const* offsets,
+                                      cuda::std::uint32_t const* list, unsigned long long* work,
+                                      cuda::std::uint32_t* cell_index)
+{
+  for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < g.cells;
+       c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    unsigned long long const size = g.cell_begin[c + 1] - g.cell_begin[c];
+    unsigned long long partners   = 0;
+    for (cuda::std::uint32_t e = offsets[c]; e < offsets[c + 1]; ++e) {
+      partners += g.cell_begin[list[e] + 1] - g.cell_begin[list[e]];
     }
     work[c]       = size * partners + size * size / (half ? 2 : 1);
     cell_index[c] = static_cast<cuda::std::uint32_t>(c);
@@ -148,10 +172,15 @@ __global__ inline void grid_query_order_kernel(cuda::std::uint32_t const* cell_b
 template <int B, int K, class Agent, class T, int D, class F>
 __global__ void __launch_bounds__(B)
   grid_pair_kernel(grid_view<T, D> g, points<T, D> queries_pts, bool self, bool half,
-                   cuda::std::uint32_t const* queries, size_type n_queries, F f, typename Agent::params out_params,
+                   cuda::std::uint32_t const* queries, size_type n_queries, cuda::std::uint32_t const* nbr_offsets,
+                   cuda::std::uint32_t const* nbr_list, F f, typename Agent::params out_params,
                    unsigned long long* next_batch, unsigned long long* distance_calls)
 {
   constexpr int QPB = B / K;
+  using stored      = stored_point<T, D, false>;
+  constexpr int tile_points = 2 * B;
+  __shared__ stored tile[tile_points];
+  __shared__ long long shared_cell;
   __shared__ typename Agent::temp_storage agent_storage;
   using reduce = cub::BlockReduce<unsigned long long, B>;
   __shared__ typename reduce::TempStorage reduce_storage;
@@ -160,6 +189,18 @@ __global__ void __launch_bounds__(B)
   Agent out(out_params, agent_storage, dynamic_smem);
   auto const group = cooperative_groups::tiled_partition<K>(cooperative_groups::this_thread_block());
   int const rank   = static_cast<int>(group.thread_rank());
+  auto cell_of_sorted = [&](size_type k) {  // the cell holding sorted position k
+    long long lo = 0, hi = g.cells;
+    while (hi - lo > 1) {
+      long long const mid = (lo + hi) >> 1;
+      if (static_cast<size_type>(__ldg(g.cell_begin + mid)) <= k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  };
 
   unsigned long long calls_total = 0;
   for (;;) {
@@ -169,26 +210,71 @@ __global__ void __launch_bounds__(B)
     __syncthreads();
     if (batch * QPB >= static_cast<unsigned long long>(n_queries)) { break; }
     size_type const qi = static_cast<size_type>(batch * QPB) + threadIdx.x / K;
+    bool const valid   = qi < n_queries;
     unsigned long long calls = 0;
-    if (qi < n_queries) {
-      size_type const k    = queries != nullptr ? static_cast<size_type>(queries[qi]) : qi;
-      point<T, D> const a  = queries_pts.load_readonly(k);
-      long long c[D];
-      g.cell_of(a, c);
-      unsigned long long const own = g.geo.id_of(c);
-      for (int o = 0; o < grid_geometry<D>::stencil_size(); ++o) {
-        unsigned long long id = 0;
-        if (!g.geo.neighbour(c, o, id) || (self && half && id < own)) { continue; }
-        long long const n = g.find(id);
-        if (n < 0) { continue; }
-        size_type begin     = __ldg(g.cell_begin + n);
-        size_type const end = __ldg(g.cell_begin + n + 1);
-        if (self && half && id == own) { begin = k + 1; }
+    bool staged        = false;
+    if (self) {
+      // A batch whose queries all lie in one cell (dense cells: most batches) visits the same
+      // cells for every query: stage them through shared memory for the whole block.
+      size_type const k  = valid ? (queries != nullptr ? static_cast<size_type>(queries[qi]) : qi) : 0;
+      long long const my = valid ? cell_of_sorted(k) : -1;
+      if (threadIdx.x == 0) { shared_cell = my; }
+      __syncthreads();
+      long long const c = shared_cell;
+      staged            = __syncthreads_and(!valid || my == c) != 0;
+      if (staged) {
+        point<T, D> const a = valid ? g.sorted.load_readonly(k) : point<T, D>{};
+        auto run = [&](size_type begin, size_type end, bool own) {  // block-uniform
+          for (size_type start = begin; start < end; start += tile_points) {
+            int const count = static_cast<int>(end - start < tile_points ? end - start : tile_points);
+            __syncthreads();
+            for (int t = threadIdx.x; t < count; t += B) { tile[t] = stored::make(g.sorted.load_readonly(start + t), T(1)); }
+            __syncthreads();
+            if (!valid) { continue; }
+            for (int jj = rank; jj < count; jj += K) {
+              size_type const j = start + jj;
+              if (j == k || (half && own && j < k)) { continue; }
+              auto const v = f(a, tile[jj].coords());
+              ++calls;
+              if (half || j > k) { out.accumulate(v); }
+            }
+          }
+        };
+        run(__ldg(g.cell_begin + c), __ldg(g.cell_begin + c + 1), true);
+        for (cuda::std::uint32_t e = __ldg(nbr_offsets + c); e < __ldg(nbr_offsets + c + 1); ++e) {
+          cuda::std::uint32_t const n = __ldg(nbr_list + e);
+          run(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1), false);
+        }
+      }
+    }
+    if (valid && !staged) {
+      size_type const k   = queries != nullptr ? static_cast<size_type>(queries[qi]) : qi;
+      point<T, D> const a = queries_pts.load_readonly(k);
+      // The points of cell range [begin, end) against query a (self: never a with itself;
+      // the full stencil keeps only j > k, so each pair counts once).
+      auto visit = [&](size_type begin, size_type end) {
         for (size_type j = begin + rank; j < end; j += K) {
           if (self && j == k) { continue; }
           auto const v = f(a, g.sorted.load_readonly(j));
           ++calls;
           if (!self || half || j > k) { out.accumulate(v); }
+        }
+      };
+      if (self) {  // the own cell, then the listed neighbours
+        long long const lo = cell_of_sorted(k);
+        visit(half ? k + 1 : static_cast<size_type>(__ldg(g.cell_begin + lo)), __ldg(g.cell_begin + lo + 1));
+        for (cuda::std::uint32_t e = __ldg(nbr_offsets + lo); e < __ldg(nbr_offsets + lo + 1); ++e) {
+          cuda::std::uint32_t const n = __ldg(nbr_list + e);
+          visit(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1));
+        }
+      } else {  // queries of another set: every stencil cell of the query's position
+        long long c[D];
+        g.cell_of(a, c);
+        for (int o = 0; o < grid_geometry<D>::stencil_size(); ++o) {
+          unsigned long long id = 0;
+          if (!g.geo.neighbour(c, o, id)) { continue; }
+          long long const n = g.find(id);
+          if (n >= 0) { visit(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1)); }
         }
       }
     }
