@@ -223,20 +223,37 @@ __global__ void __launch_bounds__(B)
       long long const c = shared_cell;
       staged            = __syncthreads_and(!valid || my == c) != 0;
       if (staged) {
-        point<T, D> const a = valid ? g.sorted.load_readonly(k) : point<T, D>{};
+        // Register blocking: each thread takes SR of the batch's queries (one shared load feeds
+        // SR pairs) and every stride-th point of the staged tile.
+        constexpr int SR      = QPB % 4 == 0 ? 4 : 1;
+        constexpr int groups  = QPB / SR;
+        constexpr int stride  = B / groups;
+        int const grp         = static_cast<int>(threadIdx.x) % groups;
+        int const first       = static_cast<int>(threadIdx.x) / groups;
+        point<T, D> a[SR];
+        size_type ks[SR];
+#pragma unroll
+        for (int r = 0; r < SR; ++r) {
+          size_type const q = static_cast<size_type>(batch * QPB) + grp * SR + r;
+          ks[r] = q < n_queries ? (queries != nullptr ? static_cast<size_type>(queries[q]) : q) : -1;
+          a[r]  = ks[r] >= 0 ? g.sorted.load_readonly(ks[r]) : point<T, D>{};
+        }
         auto run = [&](size_type begin, size_type end, bool own) {  // block-uniform
           for (size_type start = begin; start < end; start += tile_points) {
             int const count = static_cast<int>(end - start < tile_points ? end - start : tile_points);
             __syncthreads();
             for (int t = threadIdx.x; t < count; t += B) { tile[t] = stored::make(g.sorted.load_readonly(start + t), T(1)); }
             __syncthreads();
-            if (!valid) { continue; }
-            for (int jj = rank; jj < count; jj += K) {
+            for (int jj = first; jj < count; jj += stride) {
+              auto const b      = tile[jj].coords();
               size_type const j = start + jj;
-              if (j == k || (half && own && j < k)) { continue; }
-              auto const v = f(a, tile[jj].coords());
-              ++calls;
-              if (half || j > k) { out.accumulate(v); }
+#pragma unroll
+              for (int r = 0; r < SR; ++r) {
+                if (ks[r] < 0 || j == ks[r] || (half && own && j < ks[r])) { continue; }
+                auto const v = f(a[r], b);
+                ++calls;
+                if (half || j > ks[r]) { out.accumulate(v); }
+              }
             }
           }
         };
