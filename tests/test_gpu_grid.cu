@@ -45,7 +45,7 @@ void check_dimension(std::int64_t n, int range, float r)
   for (int k : {1, 4, 32}) {
     twobody::grid_options o;
     o.threads_per_query = k;
-    o.order_by_workload = k != 4;
+    o.order_by_workload = k != 4;  // both orders, each with two group sizes
     EXPECT_EQ(twobody::count_pairs(grid, pred, o), brute) << "threads_per_query " << k;
   }
   twobody::grid_stats full_st;
