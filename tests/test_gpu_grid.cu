@@ -10,29 +10,12 @@
 
 namespace {
 
-template <class T, int D>
-struct device_copy {
-  std::vector<thrust::device_vector<T>> c;
-  std::int64_t n;
-  explicit device_copy(tbt::host_points<T, D> const& h) : n(h.n)
-  {
-    for (int d = 0; d < D; ++d) { c.emplace_back(h.c[d].begin(), h.c[d].end()); }
-  }
-  twobody::points<T, D> view() const
-  {
-    twobody::points<T, D> p;
-    for (int d = 0; d < D; ++d) { p.coords[d] = thrust::raw_pointer_cast(c[d].data()); }
-    p.size = n;
-    return p;
-  }
-};
-
 template <int D>
 void check_dimension(std::int64_t n, int range, float r)
 {
   SCOPED_TRACE("D = " + std::to_string(D) + ", range " + std::to_string(range) + ", r = " + std::to_string(r));
   tbt::host_points<float, D> h(n, 100 + D, range);
-  device_copy<float, D> d(h);
+  tbt::device_points<float, D> d(h);
   auto const pred  = twobody::within_radius(r);
   auto const brute = twobody::count_pairs(twobody::self_pairs(d.view()), pred);
   EXPECT_EQ(brute, twobody::cpu::count_pairs(twobody::self_pairs(h.view()), pred));
@@ -63,7 +46,7 @@ void check_dimension(std::int64_t n, int range, float r)
 
   // Cross mode: queries partly outside the indexed set's box.
   tbt::host_points<float, D> hq(n / 2 + 3, 200 + D, range + range / 2);
-  device_copy<float, D> q(hq);
+  tbt::device_points<float, D> q(hq);
   auto const brute_cross = twobody::count_pairs(twobody::cross_pairs(q.view(), d.view()), pred);
   EXPECT_EQ(twobody::count_pairs(q.view(), grid, pred), brute_cross);
   EXPECT_EQ(twobody::count_pairs(hq.view(), grid, pred), brute_cross) << "host-resident queries";
@@ -99,7 +82,7 @@ TEST(GpuGrid, PeriodicBoxMatchesMinimumImageBruteForce)
     SCOPED_TRACE("r = " + std::to_string(r));
     int const L = 40;
     tbt::host_points<float, 3> h(3000, 77, L);  // integer coordinates in [0, 40)
-    device_copy<float, 3> d(h);
+    tbt::device_points<float, 3> d(h);
     auto const metric = twobody::make_periodic_euclidean(float(L), float(L), float(L));
     twobody::within<decltype(metric), float> const pred{metric, r};
     auto const brute = twobody::count_pairs(twobody::self_pairs(d.view()), pred);

@@ -25,29 +25,13 @@ std::vector<std::tuple<std::uint32_t, std::uint32_t>> keys(std::vector<R> v)
   return k;
 }
 
-template <class T, int D>
-struct device_copy {
-  std::vector<thrust::device_vector<T>> c;
-  std::int64_t n;
-  explicit device_copy(tbt::host_points<T, D> const& h) : n(h.n)
-  {
-    for (int d = 0; d < D; ++d) { c.emplace_back(h.c[d].begin(), h.c[d].end()); }
-  }
-  twobody::points<T, D> view() const
-  {
-    twobody::points<T, D> p;
-    for (int d = 0; d < D; ++d) { p.coords[d] = thrust::raw_pointer_cast(c[d].data()); }
-    p.size = n;
-    return p;
-  }
-};
 
 template <class Input, class Output>
 void check_policy(char const* what)
 {
   SCOPED_TRACE(what);
   tbt::host_points<float, 3> ha(2500, 21, 48), hb(1777, 22, 48);
-  device_copy<float, 3> a(ha), b(hb);
+  tbt::device_points<float, 3> a(ha), b(hb);
   float const eps = 4.f;
   twobody::within_eps_fn<float> const pred{eps * eps};
 
@@ -106,7 +90,7 @@ TEST(GpuJoin, TinyPoolForcesManyResumeRounds)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<float, 3> h(3000, 31, 40);
-  device_copy<float, 3> d(h);
+  tbt::device_points<float, 3> d(h);
   within_eps_fn<float> const pred{9.f};
   auto const ref = keys(cpu::join(self_pairs(h.view()), pred));
   ASSERT_GT(ref.size(), 5000u);
@@ -134,7 +118,7 @@ TEST(GpuJoin, HostStreamingWithASmallBudget)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<float, 3> h(4000, 41, 40);
-  device_copy<float, 3> d(h);
+  tbt::device_points<float, 3> d(h);
   within_eps_fn<float> const pred{16.f};
   auto const ref = keys(cpu::join(self_pairs(h.view()), pred));
   ASSERT_GT(ref.size(), 20000u);
@@ -163,7 +147,7 @@ TEST(GpuJoin, ZeroResultsAllPairsAndEmptySets)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<float, 2> h(1500, 51), hb(700, 52);
-  device_copy<float, 2> d(h), db(hb);
+  tbt::device_points<float, 2> d(h), db(hb);
   auto none = join(self_pairs(d.view()), tbt::never{});
   EXPECT_EQ(none.size(), 0u);
   EXPECT_EQ(none.stats().rounds, 1);
@@ -192,7 +176,7 @@ TEST(GpuJoin, DefaultPoolFinishesInOneRound)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<float, 3> h(tbt::quick() ? 6000 : 30000, 61, 256);
-  device_copy<float, 3> d(h);
+  tbt::device_points<float, 3> d(h);
   auto r = pairs_within(self_pairs(d.view()), 6.f);
   auto const ref = cpu::join(self_pairs(h.view()), within_eps_fn<float>{36.f});
   EXPECT_EQ(keys(r.to_host()), keys(ref));
@@ -214,7 +198,7 @@ TEST(GpuJoin, RecordsWithValuesThetaAndBandJoins)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<double, 3> h(2000, 71, 32);
-  device_copy<double, 3> d(h);
+  tbt::device_points<double, 3> d(h);
   auto with_d = pairs_within(self_pairs(d.view()), 3.0, euclidean{});
   auto const ref = cpu::join(self_pairs(h.view()), emit_pairs_within<euclidean, double>{euclidean{}, 3.0});
   auto got = with_d.to_host();
@@ -264,7 +248,7 @@ TEST(GpuJoin, ThrowingCallbackStopsTheJoinCleanly)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<float, 3> h(3000, 81, 40);
-  device_copy<float, 3> d(h);
+  tbt::device_points<float, 3> d(h);
   join_options opt;
   opt.device_memory_budget = 32 * 1024;
   int calls = 0;
@@ -284,7 +268,7 @@ TEST(GpuJoin, BudgetTooSmallForOneUnitIsAClearError)
   TBT_REQUIRE_GPU();
   using namespace twobody;
   tbt::host_points<float, 3> h(2000, 91, 8);  // dense: a unit yields thousands of records
-  device_copy<float, 3> d(h);
+  tbt::device_points<float, 3> d(h);
   join_options opt;
   opt.device_memory_budget = 1024;
   try {
@@ -303,7 +287,7 @@ TEST(GpuJoin, MoreThan2To32ResultsStreamToTheHost)
   // All pairs of 92683 points: 4,295,022,903 records, past 2^32 (64-bit counts and offsets).
   std::int64_t const n = 92683;
   tbt::host_points<float, 1> h(n, 101);
-  device_copy<float, 1> d(h);
+  tbt::device_points<float, 1> d(h);
   unsigned long long count = 0, index_sum = 0;
   bool ordered             = true;
   join_options opt;
