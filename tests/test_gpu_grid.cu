@@ -148,3 +148,38 @@ TEST(GpuGrid, EmptyAndSinglePointSetsAndBadInput)
   o.threads_per_query = 3;
   EXPECT_THROW(twobody::count_pairs(g, twobody::within_radius(2.f), o), twobody::error);
 }
+
+TEST(GpuGrid, OneCallWithACutoffChoosesTheSearchAndAgrees)
+{
+  TBT_REQUIRE_GPU();
+  using namespace twobody;
+  tbt::host_points<float, 3> h(tbt::quick() ? 8000 : 20000, 303, 400);  // sparse: few pairs within 6
+  tbt::device_points<float, 3> d(h);
+  auto const pairs = self_pairs(d.view());
+  auto const pred  = within_radius(6.f);
+  auto const brute = count_pairs(pairs, pred);
+  ASSERT_GT(brute, 100u);
+  pair_search used = pair_search::brute_force;
+  within_cutoff<float> rg{6.f};
+  rg.chosen = &used;
+  EXPECT_EQ(count_pairs(pairs, pred, rg), brute);
+  EXPECT_EQ(used, pair_search::grid);
+  rg.search = pair_search::brute_force;
+  EXPECT_EQ(count_pairs(pairs, pred, rg), brute);
+  EXPECT_EQ(used, pair_search::brute_force);
+  rg.search = pair_search::grid;
+  EXPECT_EQ(count_pairs(pairs, pred, rg), brute);
+  uniform_bins<float> bins(0.f, 6.f, 6);
+  EXPECT_EQ(histogram(pairs, euclidean{}, bins, rg).counts, histogram(pairs, euclidean{}, bins).counts);
+  // A cutoff near the extent: the grid would visit everything, brute force is kept.
+  within_cutoff<float> wide{300.f};
+  wide.chosen = &used;
+  EXPECT_EQ(count_pairs(pairs, within_radius(300.f), wide), count_pairs(pairs, within_radius(300.f)));
+  EXPECT_EQ(used, pair_search::brute_force);
+  // Cross pairs: the B side is indexed.
+  tbt::host_points<float, 3> hq(5000, 304, 420);
+  tbt::device_points<float, 3> q(hq);
+  within_cutoff<float> cross{6.f};
+  cross.search = pair_search::grid;
+  EXPECT_EQ(count_pairs(cross_pairs(q.view(), d.view()), pred, cross), count_pairs(cross_pairs(q.view(), d.view()), pred));
+}

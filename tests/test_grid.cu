@@ -2,6 +2,7 @@
 // one-cell dimensions, grid edges), the 2^62 cap, and the property the grid rests on: two
 // points closer than the cutoff always lie in the same or adjacent cells.
 #include <twobody/detail/grid_geometry.cuh>
+#include <twobody/grid.cuh>
 #include <twobody/error.cuh>
 
 #include <gtest/gtest.h>
@@ -114,4 +115,14 @@ TEST(GridGeometry, LinearIdsStayWithin62Bits)
   }
   EXPECT_LE(bits, 62.0);
   EXPECT_EQ(g.coordinate(1e6, 5), g.cells[5] - 1);
+}
+
+TEST(GridGeometry, GridPaysWhereNeighbourhoodsCoverLittle)
+{
+  double lo[3] = {0, 0, 0}, hi[3] = {100, 100, 100};
+  double const many = 1e12;
+  EXPECT_TRUE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 5.0), many));    // 21^3 cells
+  EXPECT_TRUE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 20.0), many));   // (3/5)^3 = 0.22
+  EXPECT_FALSE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 40.0), many));  // 3 cells: all of it
+  EXPECT_FALSE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 5.0), 1e6));   // too few pairs
 }
