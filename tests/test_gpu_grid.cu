@@ -183,3 +183,16 @@ TEST(GpuGrid, OneCallWithACutoffChoosesTheSearchAndAgrees)
   cross.search = pair_search::grid;
   EXPECT_EQ(count_pairs(cross_pairs(q.view(), d.view()), pred, cross), count_pairs(cross_pairs(q.view(), d.view()), pred));
 }
+
+TEST(GpuGrid, HistogramsPastFortyEightKiBOfSharedMemory)
+{
+  TBT_REQUIRE_GPU();
+  // 5000 bins x 8 copies x 4 bytes = 160 KB of shared counters: the kernel's dynamic shared
+  // memory attribute must be raised before its occupancy is asked.
+  tbt::host_points<float, 3> h(3000, 55, 48);
+  tbt::device_points<float, 3> d(h);
+  twobody::grid_index<float, 3> grid(d.view(), 5.f);
+  twobody::uniform_bins<float> bins(0.f, 5.f, 5000);
+  EXPECT_EQ(twobody::histogram(grid, twobody::euclidean{}, bins).counts,
+            twobody::histogram(twobody::self_pairs(d.view()), twobody::euclidean{}, bins).counts);
+}

@@ -21,6 +21,7 @@
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/grid_kernels.cuh>
 #include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/grid_index.cuh>
 #include <twobody/histogram.cuh>
@@ -134,9 +135,9 @@ device_buffer grid_query_order(grid_view<T, D> const& g, bool half, neighbour_li
                                                  static_cast<long long>(c), stream));
   grid_rank_kernel<<<blocks, 256, 0, stream>>>(order.as<cuda::std::uint32_t const>(), g.cells, rank.as<cuda::std::uint32_t>());
   TWOBODY_CHECK_LAUNCH();
-  grid_query_order_kernel<<<blocks, 256, 0, stream>>>(g.cell_begin, g.cells, rank.as<cuda::std::uint32_t const>(),
-                                                      begin.as<cuda::std::uint32_t const>(), g.sorted.size,
-                                                      queries.as<cuda::std::uint32_t>());
+  grid_query_order_kernel<T, D><<<blocks, 256, 0, stream>>>(g, rank.as<cuda::std::uint32_t const>(),
+                                                            begin.as<cuda::std::uint32_t const>(),
+                                                            queries.as<cuda::std::uint32_t>());
   TWOBODY_CHECK_LAUNCH();
   return queries;
 }
@@ -149,23 +150,22 @@ void launch_grid_kernel(grid_view<T, D> const& g, points<T, D> const& queries, b
 {
   constexpr int B = grid_block_threads;
   auto const kernel = grid_pair_kernel<B, K, Agent, T, D, F>;
-  if (dynamic_smem > 48 * 1024) {
-    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
-  }
   kernel<<<blocks, B, dynamic_smem, stream>>>(g, queries, self, half, order, queries.size,
                                               nl.offsets.as<cuda::std::uint32_t const>(),
                                               nl.list.as<cuda::std::uint32_t const>(), f, params, counters, counters + 1);
   TWOBODY_CHECK_LAUNCH();
 }
 
+/// The persistent grid of the grid kernel, after allowing it `dynamic_smem` (past 48 KiB the
+/// attribute must be raised before the occupancy query, or the kernel counts as not fitting).
 template <int K, class Agent, class T, int D, class F>
 int grid_blocks(std::size_t dynamic_smem)
 {
-  int per_sm = 0;
-  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-    &per_sm, grid_pair_kernel<grid_block_threads, K, Agent, T, D, F>, grid_block_threads, dynamic_smem));
-  TWOBODY_EXPECTS(per_sm > 0, "grid: the kernel does not fit on this GPU (too much shared memory per block)");
-  return per_sm * device_info::get().sm_count;
+  auto const kernel = grid_pair_kernel<grid_block_threads, K, Agent, T, D, F>;
+  if (dynamic_smem > 48 * 1024) {
+    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
+  }
+  return persistent_grid(kernel, grid_block_threads, dynamic_smem, ~0ull);
 }
 
 /// Runs the grid kernel with `Agent` and the K asked for; make_params(blocks) gets the grid size
@@ -194,7 +194,6 @@ void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, 
       launch_grid_kernel<K, Agent>(g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), nl, f,
                                    params, dynamic_smem, blocks, counters.as<unsigned long long>(), stream);
     }
-    return blocks;
   };
   switch (opt.threads_per_query) {
     case 1: go(cuda::std::integral_constant<int, 1>{}); break;

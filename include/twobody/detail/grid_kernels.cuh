@@ -37,6 +37,21 @@ struct grid_view {
     return lo < cells && __ldg(cell_id + lo) == id ? lo : -1;
   }
 
+  /// Index of the cell holding sorted position k (the last cell beginning at or before it).
+  __device__ long long cell_of_position(size_type k) const
+  {
+    long long lo = 0, hi = cells;
+    while (hi - lo > 1) {
+      long long const mid = (lo + hi) >> 1;
+      if (static_cast<size_type>(__ldg(cell_begin + mid)) <= k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
   template <class P>
   __device__ void cell_of(P const& a, long long (&c)[D]) const
   {
@@ -137,23 +152,14 @@ __global__ inline void grid_rank_kernel(cuda::std::uint32_t const* order, long l
 }
 
 /// queries[new_begin[rank[cell of k]] + (k - cell_begin[cell])] = k.
-__global__ inline void grid_query_order_kernel(cuda::std::uint32_t const* cell_begin, long long cells,
-                                               cuda::std::uint32_t const* rank,
-                                               cuda::std::uint32_t const* new_begin, size_type n,
-                                               cuda::std::uint32_t* queries)
+template <class T, int D>
+__global__ void grid_query_order_kernel(grid_view<T, D> g, cuda::std::uint32_t const* rank,
+                                        cuda::std::uint32_t const* new_begin, cuda::std::uint32_t* queries)
 {
-  for (size_type k = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; k < n;
+  for (size_type k = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; k < g.sorted.size;
        k += static_cast<size_type>(gridDim.x) * blockDim.x) {
-    long long lo = 0, hi = cells;  // last cell with cell_begin <= k
-    while (hi - lo > 1) {
-      long long const mid = (lo + hi) >> 1;
-      if (cell_begin[mid] <= static_cast<cuda::std::uint32_t>(k)) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    queries[new_begin[rank[lo]] + (static_cast<cuda::std::uint32_t>(k) - cell_begin[lo])] =
+    long long const c = g.cell_of_position(k);
+    queries[new_begin[rank[c]] + (static_cast<cuda::std::uint32_t>(k) - g.cell_begin[c])] =
       static_cast<cuda::std::uint32_t>(k);
   }
 }
@@ -189,18 +195,6 @@ __global__ void __launch_bounds__(B)
   Agent out(out_params, agent_storage, dynamic_smem);
   auto const group = cooperative_groups::tiled_partition<K>(cooperative_groups::this_thread_block());
   int const rank   = static_cast<int>(group.thread_rank());
-  auto cell_of_sorted = [&](size_type k) {  // the cell holding sorted position k
-    long long lo = 0, hi = g.cells;
-    while (hi - lo > 1) {
-      long long const mid = (lo + hi) >> 1;
-      if (static_cast<size_type>(__ldg(g.cell_begin + mid)) <= k) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  };
 
   unsigned long long calls_total = 0;
   for (;;) {
@@ -217,7 +211,7 @@ __global__ void __launch_bounds__(B)
       // A batch whose queries all lie in one cell (dense cells: most batches) visits the same
       // cells for every query: stage them through shared memory for the whole block.
       size_type const k  = valid ? (queries != nullptr ? static_cast<size_type>(queries[qi]) : qi) : 0;
-      long long const my = valid ? cell_of_sorted(k) : -1;
+      long long const my = valid ? g.cell_of_position(k) : -1;
       if (threadIdx.x == 0) { shared_cell = my; }
       __syncthreads();
       long long const c = shared_cell;
@@ -280,7 +274,7 @@ __global__ void __launch_bounds__(B)
         }
       };
       if (self) {  // the own cell, then the listed neighbours
-        long long const lo = cell_of_sorted(k);
+        long long const lo = g.cell_of_position(k);
         visit(half ? k + 1 : static_cast<size_type>(__ldg(g.cell_begin + lo)), __ldg(g.cell_begin + lo + 1));
         for (cuda::std::uint32_t e = __ldg(nbr_offsets + lo); e < __ldg(nbr_offsets + lo + 1); ++e) {
           cuda::std::uint32_t const n = __ldg(nbr_list + e);

@@ -65,8 +65,10 @@ inline double pool_bytes_per_record(std::size_t record_bytes, int page_records, 
   return static_cast<double>(record_bytes) * (drain_buffer ? 2.0 : 1.0) + 16.0 / page_records;
 }
 
-inline std::size_t default_join_budget()
+/// The device memory a join may use: the caller's budget, else a quarter of free memory.
+inline std::size_t join_budget(join_options const& opt)
 {
+  if (opt.device_memory_budget != 0) { return opt.device_memory_budget; }
   std::size_t free_b = 0, total_b = 0;
   TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
   return free_b / 4;
@@ -203,16 +205,6 @@ struct stream_guard {
 // ---------------------------------------------------------------------------------------------
 // Launch helpers
 
-template <class Kernel>
-int persistent_grid(Kernel k, int block_threads, unsigned long long units)
-{
-  int per_sm = 0;
-  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, block_threads, 0));
-  TWOBODY_EXPECTS(per_sm > 0, "the join kernel cannot run on this GPU: too much shared memory or registers per block");
-  unsigned long long const g = static_cast<unsigned long long>(per_sm) * device_info::get().sm_count;
-  return static_cast<int>(std::min(g, units));
-}
-
 template <class Points>
 kernel_inputs<Points> inputs_of(pair_set<Points> const& pairs)
 {
@@ -297,11 +289,11 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
   if (pairs.count() == 0) { return st; }
   auto const units = static_cast<unsigned long long>(sched.total);
-  int const grid   = persistent_grid(kernel, B, units);
+  int const grid   = persistent_grid(kernel, B, 0, units);
 
   // Pool size: from the estimate (or the caller), plus one partly filled page per owner,
   // within the budget.
-  std::size_t const budget = opt.device_memory_budget != 0 ? opt.device_memory_budget : default_join_budget();
+  std::size_t const budget = join_budget(opt);
   double const per_record  = pool_bytes_per_record(sizeof(Record), PS, Sink::drain_buffer);
   unsigned long long const max_pages =
     std::min<unsigned long long>(static_cast<unsigned long long>(static_cast<double>(budget) / per_record) / PS,
@@ -315,11 +307,7 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   unsigned long long const owners           = static_cast<unsigned long long>(grid) * owners_per_block;
   unsigned long long want_pages             = 0;
   double records_per_unit                   = 0;
-  if (opt.pool_records != 0) {
-    TWOBODY_EXPECTS(opt.pool_records >= static_cast<std::size_t>(PS),
-                    ("join: pool_records (" + std::to_string(opt.pool_records) + ") is smaller than one page (" +
-                     std::to_string(PS) + " records)")
-                      .c_str());
+  if (opt.pool_records != 0) {  // (at least one page: checked by check_options before the call)
     want_pages = opt.pool_records / PS;
     TWOBODY_EXPECTS(want_pages <= max_pages, ("join: pool_records (" + std::to_string(opt.pool_records) +
                                               ") needs more than the device memory budget of " +
@@ -454,7 +442,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   if (pairs.count() == 0) { return st; }
   auto const units = static_cast<unsigned long long>(sched.total);
   // Both passes must give each thread the same pairs: one grid for both.
-  int const grid = std::min(persistent_grid(count_kernel, B, units), persistent_grid(write_kernel, B, units));
+  int const grid = std::min(persistent_grid(count_kernel, B, 0, units), persistent_grid(write_kernel, B, 0, units));
   std::size_t const threads = static_cast<std::size_t>(grid) * B;
   join_work const work{nullptr, 0, 0, units};
   kernel_inputs<Points> const in = inputs_of(pairs);
@@ -481,7 +469,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   st.rounds = 1;
   if (total != 0) {
     if constexpr (Sink::drain_buffer) {
-      std::size_t const budget = opt.device_memory_budget != 0 ? opt.device_memory_budget : default_join_budget();
+      std::size_t const budget = join_budget(opt);
       TWOBODY_EXPECTS(total * sizeof(Record) <= budget,
                       ("join (two_pass): the " + std::to_string(total) +
                        " records must fit the device memory budget at once (" + std::to_string(budget) +

@@ -67,6 +67,19 @@ inline int current_device()
   return dev;
 }
 
+/// A persistent grid for `kernel`: the blocks that fit on all SMs at once, at most `cap`
+/// (the work units there are). Kernels needing more than 48 KiB of dynamic shared memory must
+/// have their attribute raised first, or they count as not fitting.
+template <class Kernel>
+int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, unsigned long long cap)
+{
+  int per_sm = 0;
+  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+  TWOBODY_EXPECTS(per_sm > 0, "the kernel cannot run on this GPU: too much shared memory or registers per block");
+  unsigned long long const grid = static_cast<unsigned long long>(per_sm) * device_info::get().sm_count;
+  return static_cast<int>(grid < cap ? grid : cap);
+}
+
 /// The kernel (tiled or naive) for an input policy and output agent.
 template <class Input, class Agent, class Points, class F>
 struct pair_kernel {
@@ -143,13 +156,8 @@ struct pair_kernel {
                      std::to_string(limit) + " are available: use fewer bins or copies, or output::global_atomics")
                       .c_str());
     if constexpr (Input::tiled) {
-      int per_sm = 0;
-      TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, Input::block_threads, dynamic_smem));
-      TWOBODY_EXPECTS(per_sm > 0, "the kernel cannot run on this GPU: too much shared memory or registers per block");
-      int const sms = device_info::get().sm_count;
-      size_type const total = schedule(pairs).total;
-      size_type const grid  = static_cast<size_type>(per_sm) * sms;
-      lp.grid               = static_cast<int>(total < grid ? total : grid);
+      lp.grid = persistent_grid(k, Input::block_threads, dynamic_smem,
+                                static_cast<unsigned long long>(schedule(pairs).total));
     } else {
       size_type const grid = (pairs.a.size + Input::block_threads - 1) / Input::block_threads;
       TWOBODY_EXPECTS(grid < (size_type(1) << 31), "too many points for the naive kernel's grid");

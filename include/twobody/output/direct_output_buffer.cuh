@@ -183,8 +183,8 @@ struct thread_page_agent {
 };
 
 /// Direct output buffer, one page per warp: the lanes whose pair passes write side by side
-/// (ranked by a ballot), and lane 0 takes a new page when the current one fills. emit() must
-/// be called by all 32 lanes together (the join kernel does).
+/// (ranked by a ballot), and lane 0 takes a new page when the current one fills. emit_mask()
+/// must be called by all 32 lanes together (the join kernel does).
 template <class Record, int PS>
 struct warp_page_agent {
   static constexpr bool dynamic_work = true;
