@@ -142,74 +142,110 @@ device_buffer grid_query_order(grid_view<T, D> const& g, bool half, neighbour_li
   return queries;
 }
 
-template <int K, class Agent, class T, int D, class F>
-void launch_grid_kernel(grid_view<T, D> const& g, points<T, D> const& queries, bool self, bool half,
-                        cuda::std::uint32_t const* order, neighbour_lists const& nl, F const& f,
-                        typename Agent::params const& params, std::size_t dynamic_smem, int blocks,
-                        unsigned long long* counters, cudaStream_t stream)
-{
-  constexpr int B = grid_block_threads;
-  auto const kernel = grid_pair_kernel<B, K, Agent, T, D, F>;
-  kernel<<<blocks, B, dynamic_smem, stream>>>(g, queries, self, half, order, queries.size,
-                                              nl.offsets.as<cuda::std::uint32_t const>(),
-                                              nl.list.as<cuda::std::uint32_t const>(), f, params, counters, counters + 1);
-  TWOBODY_CHECK_LAUNCH();
-}
-
 /// The persistent grid of the grid kernel, after allowing it `dynamic_smem` (past 48 KiB the
 /// attribute must be raised before the occupancy query, or the kernel counts as not fitting).
-template <int K, class Agent, class T, int D, class F>
+template <int K, class Consumer, class T, int D>
 int grid_blocks(std::size_t dynamic_smem)
 {
-  auto const kernel = grid_pair_kernel<grid_block_threads, K, Agent, T, D, F>;
+  auto const kernel = grid_pair_kernel<grid_block_threads, K, Consumer, T, D>;
   if (dynamic_smem > 48 * 1024) {
     TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
   }
   return persistent_grid(kernel, grid_block_threads, dynamic_smem, ~0ull);
 }
 
-/// Runs the grid kernel with `Agent` and the K asked for; make_params(blocks) gets the grid size
-/// before the launch (agents with per-block partial outputs size them by it).
-template <class Agent, class T, int D, class F, class MakeParams>
-void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, F const& f, grid_options const& opt,
-              std::size_t dynamic_smem, MakeParams&& make_params, cudaStream_t stream)
+/// Calls go(integral_constant<int, K>) for the threads per query asked for.
+template <class Go>
+void with_threads_per_query(int k, Go&& go)
 {
-  grid_view<T, D> const g = index.view();
-  bool const self         = cross_queries == nullptr;
-  staged_points<points<T, D>> staged(self ? g.sorted : *cross_queries, stream);
-  points<T, D> const queries = staged.view();
-  device_buffer counters(2 * sizeof(unsigned long long), stream);
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
-  device_buffer order;
-  neighbour_lists nl;
-  if (self && g.cells > 0) {
-    nl = grid_neighbours(g, opt.half_stencil, stream);
-    if (opt.order_by_workload) { order = grid_query_order(g, opt.half_stencil, nl, stream); }
-  }
-  auto go = [&](auto k) {
-    constexpr int K = decltype(k)::value;
-    int const blocks = grid_blocks<K, Agent, T, D, F>(dynamic_smem);
-    auto const params = make_params(blocks);
-    if (queries.size > 0 && g.cells > 0) {
-      launch_grid_kernel<K, Agent>(g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), nl, f,
-                                   params, dynamic_smem, blocks, counters.as<unsigned long long>(), stream);
-    }
-  };
-  switch (opt.threads_per_query) {
+  switch (k) {
     case 1: go(cuda::std::integral_constant<int, 1>{}); break;
     case 4: go(cuda::std::integral_constant<int, 4>{}); break;
     case 8: go(cuda::std::integral_constant<int, 8>{}); break;
     case 32: go(cuda::std::integral_constant<int, 32>{}); break;
     default: TWOBODY_EXPECTS(false, "grid_options::threads_per_query must be 1, 4, 8 or 32");
   }
-  if (opt.stats != nullptr) {
-    unsigned long long calls = 0;
-    TWOBODY_CUDA_TRY(cudaMemcpyAsync(&calls, counters.as<unsigned long long>() + 1, sizeof(calls),
-                                     cudaMemcpyDeviceToHost, stream));
+}
+
+/// What every traversal of an index needs besides its consumer: the queries on the device
+/// (the sorted points in self mode), the neighbour lists and query order (self mode), and
+/// the distance-call counter.
+template <class T, int D>
+struct grid_traversal {
+  grid_view<T, D> g;
+  bool self;
+  grid_options opt;
+  staged_points<points<T, D>> staged;
+  points<T, D> queries;
+  device_buffer calls;
+  device_buffer order;
+  neighbour_lists nl;
+
+  grid_traversal(grid_index<T, D> const& index, points<T, D> const* cross, grid_options const& opt_, cudaStream_t stream)
+    : g(index.view()), self(cross == nullptr), opt(opt_),
+      staged(checked_queries(cross, g.sorted), stream),
+      queries(staged.view()), calls(sizeof(unsigned long long), stream)
+  {
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(calls.data(), 0, sizeof(unsigned long long), stream));
+    if (self && g.cells > 0) {
+      nl = grid_neighbours(g, opt.half_stencil, stream);
+      if (opt.order_by_workload) { order = grid_query_order(g, opt.half_stencil, nl, stream); }
+    }
+  }
+  /// The queries: the indexed points, or the cross queries after the checks every launch makes.
+  static points<T, D> const& checked_queries(points<T, D> const* cross, points<T, D> const& sorted)
+  {
+    if (cross == nullptr) { return sorted; }
+    validate(cross_pairs(*cross, sorted));
+    return *cross;
+  }
+  /// Nothing to visit: no queries or an empty index.
+  bool empty() const { return queries.size == 0 || g.cells == 0; }
+
+  /// One launch; count_calls false leaves the distance calls out of opt.stats (estimates).
+  template <int K, class Consumer>
+  void launch(typename Consumer::params const& params, std::size_t dynamic_smem, int blocks, cudaStream_t stream,
+              bool count_calls = true) const
+  {
+    constexpr int B = grid_block_threads;
+    grid_pair_kernel<B, K, Consumer, T, D><<<blocks, B, dynamic_smem, stream>>>(
+      g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), queries.size,
+      nl.offsets.as<cuda::std::uint32_t const>(), nl.list.as<cuda::std::uint32_t const>(), params,
+      count_calls ? calls.as<unsigned long long>() : nullptr);
+    TWOBODY_CHECK_LAUNCH();
+  }
+
+  /// Fills opt.stats, when asked for (synchronizes).
+  void report(cudaStream_t stream) const
+  {
+    if (opt.stats == nullptr) { return; }
+    unsigned long long n = 0;
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(&n, calls.as<unsigned long long>(), sizeof(n), cudaMemcpyDeviceToHost, stream));
     TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-    opt.stats->distance_calls = calls;
+    opt.stats->distance_calls = n;
     opt.stats->cells          = g.cells;
   }
+};
+
+/// Runs the grid kernel with a statistic `Agent` and the K asked for; make_params(blocks) gets
+/// the grid size before the launch (agents with per-block partial outputs size them by it).
+template <class Agent, class T, int D, class F, class MakeParams>
+void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, F const& f, grid_options const& opt,
+              std::size_t dynamic_smem, MakeParams&& make_params, cudaStream_t stream)
+{
+  using consumer = grid_statistic<Agent, F>;
+  grid_traversal<T, D> const tr(index, cross_queries, opt, stream);
+  device_buffer next_batch(sizeof(unsigned long long), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(next_batch.data(), 0, sizeof(unsigned long long), stream));
+  with_threads_per_query(opt.threads_per_query, [&](auto k) {
+    constexpr int K  = decltype(k)::value;
+    int const blocks = grid_blocks<K, consumer, T, D>(dynamic_smem);
+    auto const agent = make_params(blocks);
+    if (!tr.empty()) {
+      tr.template launch<K, consumer>({agent, f, next_batch.as<unsigned long long>()}, dynamic_smem, blocks, stream);
+    }
+  });
+  tr.report(stream);
 }
 
 template <class T, int D, class Pred>

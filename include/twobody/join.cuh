@@ -87,6 +87,24 @@ join_stats run_join(pair_set<Points> const& pairs, Emitter const& e, Sink& sink,
   }
 }
 
+/// The result of a join that run(sink) performs: a device array, or host memory filled round
+/// by round (opt.location).
+template <class Record, class Run>
+join_result<Record> collect_join(join_options const& opt, Run&& run)
+{
+  if (opt.location == result_location::host) {
+    std::vector<Record> out;
+    auto append = [&out](Record const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
+    host_sink<Record, decltype(append)> sink(append);
+    join_stats const st = run(sink);
+    return {std::move(out), st};
+  }
+  device_sink<Record> sink;
+  join_stats const st = run(sink);
+  std::size_t const n = sink.size();
+  return {sink.release(), n, st};
+}
+
 }  // namespace detail
 
 /// The default join output: pages of 128 records per warp (a warp's records land side by side
@@ -122,16 +140,8 @@ join_result<typename detail::emitter_t<X>::record_type> join(pair_set<Points> co
 {
   auto const e = detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
-  if (opt.location == result_location::host) {
-    std::vector<Record> out;
-    auto append     = [&out](Record const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
-    join_stats st   = join_each<Input, Output>(pairs, e, append, opt, stream);
-    return {std::move(out), st};
-  }
-  detail::device_sink<Record> sink;
-  join_stats const st = detail::run_join<Input, Output>(pairs, e, sink, opt, stream);
-  std::size_t const n = sink.size();
-  return {sink.release(), n, st};
+  return detail::collect_join<Record>(
+    opt, [&](auto& sink) { return detail::run_join<Input, Output>(pairs, e, sink, opt, stream); });
 }
 
 /// Similarity join: the pairs within Euclidean distance eps (|a - b| <= eps, tested on squared

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <twobody/detail/grid_geometry.cuh>
+#include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/stored_point.cuh>
+#include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
 
 #include <cooperative_groups.h>
@@ -167,42 +169,154 @@ __global__ void grid_query_order_kernel(grid_view<T, D> g, cuda::std::uint32_t c
 // ---------------------------------------------------------------------------------------------
 // Traversal
 
-/// Pair kernel over a grid. Blocks draw batches of B / K queries from an atomic counter (in
-/// the order `queries` gives: by decreasing work, so the big ones start first); each query is
-/// served by a group of K threads that walk the points of each adjacent non-empty cell
-/// together. Self mode (queries = the indexed points, by sorted position) with the
-/// half-stencil visits the neighbour cells with a larger id and, in the own cell, the points
-/// after the query: each unordered pair once. Without it every neighbour is evaluated and only
-/// pairs with j > k are kept (the baseline for counting distance calls). Cross mode visits every
-/// adjacent cell of each query of A. Pairs farther apart than the cell side are never visited.
-template <int B, int K, class Agent, class T, int D, class F>
+/// What the grid kernel does with its pairs: count or bin them through a statistic agent
+/// (reduction, histogram), with batches from a plain atomic counter.
+template <class Agent, class F>
+struct grid_statistic {
+  struct params {
+    typename Agent::params agent;
+    F f;
+    unsigned long long* next_batch;
+  };
+  using temp_storage = typename Agent::temp_storage;
+  Agent out;
+  F f;
+  unsigned long long* next_batch;
+
+  __device__ grid_statistic(params const& p, temp_storage& storage, unsigned char* smem)
+    : out(p.agent, storage, smem), f(p.f), next_batch(p.next_batch)
+  {
+  }
+  __device__ unsigned long long take_batch(unsigned long long batches)
+  {
+    unsigned long long const b = atomicAdd(next_batch, 1ull);
+    return b < batches ? b : ~0ull;
+  }
+  __device__ void begin_batch() {}
+  /// The pair (queries[k], sorted[j]); `keep` false: evaluated but not counted (full-stencil baseline).
+  template <class P>
+  __device__ void visit(P const& a, P const& b, size_type, size_type, bool keep)
+  {
+    auto const v = f(a, b);
+    if (keep) { out.accumulate(v); }
+  }
+  /// `bound`: the most increments this batch made to any one counter. Never stops the block.
+  __device__ bool end_batch(unsigned long long bound, unsigned long long) { out.end_tile(bound); return false; }
+  __device__ void finish() { out.finish(); }
+};
+
+/// What the grid kernel does with its pairs in a join: each pair goes through the emitter with
+/// its input indices (self mode: i < j, the points in that order) and passing records go to a
+/// per-thread page agent (the traversal diverges, so warp-wide page agents cannot serve it).
+/// Work units are batches handed out from join_state (the round driver's `join_work`); when a
+/// thread runs out of pages the block rolls its batch back and lists it, as join_kernel does.
+template <class Emitter, class Agent>
+struct grid_join_consumer {
+  using Record = typename Emitter::record_type;
+  struct params {
+    typename Agent::params agent;  ///< has state (join_state*) and failed_units
+    join_work work;
+    Emitter e;
+    cuda::std::uint32_t const* perm;
+    bool self;
+  };
+  struct temp_storage {};
+  Agent out;
+  params p;
+
+  __device__ grid_join_consumer(params const& p_, temp_storage&, unsigned char*) : out(p_.agent), p(p_) {}
+  __device__ unsigned long long take_batch(unsigned long long)
+  {
+    if (atomicAdd(&p.agent.state->stop, 0u) != 0u) { return ~0ull; }
+    unsigned long long const t = atomicAdd(&p.agent.state->next_work, 1ull);
+    return t < p.work.count() ? p.work.unit(t) : ~0ull;
+  }
+  __device__ void begin_batch() { out.begin_unit(); }
+  template <class P>
+  __device__ void visit(P const& a, P const& b, size_type k, size_type j, bool keep)
+  {
+    if (!keep) { return; }
+    size_type const i  = p.self ? static_cast<size_type>(__ldg(p.perm + k)) : k;
+    size_type const jj = static_cast<size_type>(__ldg(p.perm + j));
+    Record rec;
+    bool const pass = p.self && jj < i ? p.e(b, a, jj, i, rec) : p.e(a, b, i, jj, rec);
+    if (pass) { out.push(rec); }
+  }
+  __device__ bool end_batch(unsigned long long, unsigned long long batch)
+  {
+    if (__syncthreads_or(out.failed() ? 1 : 0) == 0) { return false; }
+    out.rollback();
+    if (threadIdx.x == 0) {
+      unsigned const slot             = atomicAdd(&p.agent.state->failed, 1u);
+      p.agent.failed_units[slot]      = batch;
+      atomicExch(&p.agent.state->stop, 1u);
+    }
+    return true;
+  }
+  __device__ void finish() { out.finish(); }
+};
+
+/// Counts the records a join would emit (the grid join's size estimate over sampled batches).
+template <class Record>
+struct record_counter {
+  static constexpr bool dynamic_work = true;
+  struct params {
+    join_state* state;
+    unsigned long long* failed_units;
+    unsigned long long* hits;
+  };
+  params p;
+  unsigned long long n = 0;
+  __device__ explicit record_counter(params const& p_) : p(p_) {}
+  __device__ void begin_unit() {}
+  __device__ void push(Record const&) { ++n; }
+  __device__ bool failed() const { return false; }
+  __device__ void rollback() {}
+  __device__ void finish()
+  {
+    if (n != 0) { atomicAdd(p.hits, n); }
+  }
+};
+
+/// Pair kernel over a grid. Blocks draw batches of B / K queries (from the consumer: a
+/// counter, or a join round's work); each query is served by a group of K threads that walk
+/// the points of each adjacent non-empty cell together, in the order `queries` gives (by
+/// decreasing work, so the big ones start first). Self mode (queries = the indexed points, by
+/// sorted position) with the half-stencil visits the neighbour cells with a larger id and, in
+/// the own cell, the points after the query: each unordered pair once. Without it every
+/// neighbour is evaluated and only pairs with j > k are kept (the baseline for counting
+/// distance calls). Cross mode visits every adjacent cell of each query of A. Pairs farther
+/// apart than the cell side are never visited.
+template <int B, int K, class Consumer, class T, int D>
 __global__ void __launch_bounds__(B)
   grid_pair_kernel(grid_view<T, D> g, points<T, D> queries_pts, bool self, bool half,
                    cuda::std::uint32_t const* queries, size_type n_queries, cuda::std::uint32_t const* nbr_offsets,
-                   cuda::std::uint32_t const* nbr_list, F f, typename Agent::params out_params,
-                   unsigned long long* next_batch, unsigned long long* distance_calls)
+                   cuda::std::uint32_t const* nbr_list, typename Consumer::params const params,
+                   unsigned long long* distance_calls)
 {
   constexpr int QPB = B / K;
   using stored      = stored_point<T, D, false>;
   constexpr int tile_points = 2 * B;
   __shared__ stored tile[tile_points];
   __shared__ long long shared_cell;
-  __shared__ typename Agent::temp_storage agent_storage;
+  __shared__ typename Consumer::temp_storage agent_storage;
   using reduce = cub::BlockReduce<unsigned long long, B>;
   __shared__ typename reduce::TempStorage reduce_storage;
   __shared__ unsigned long long shared_word;
   extern __shared__ __align__(16) unsigned char dynamic_smem[];
-  Agent out(out_params, agent_storage, dynamic_smem);
+  Consumer out(params, agent_storage, dynamic_smem);
   auto const group = cooperative_groups::tiled_partition<K>(cooperative_groups::this_thread_block());
   int const rank   = static_cast<int>(group.thread_rank());
+  unsigned long long const batches = (static_cast<unsigned long long>(n_queries) + QPB - 1) / QPB;
 
   unsigned long long calls_total = 0;
   for (;;) {
-    if (threadIdx.x == 0) { shared_word = atomicAdd(next_batch, 1ull); }
+    if (threadIdx.x == 0) { shared_word = out.take_batch(batches); }
     __syncthreads();
     unsigned long long const batch = shared_word;
     __syncthreads();
-    if (batch * QPB >= static_cast<unsigned long long>(n_queries)) { break; }
+    if (batch == ~0ull) { break; }
+    out.begin_batch();
     size_type const qi = static_cast<size_type>(batch * QPB) + threadIdx.x / K;
     bool const valid   = qi < n_queries;
     unsigned long long calls = 0;
@@ -246,9 +360,8 @@ __global__ void __launch_bounds__(B)
 #pragma unroll
               for (int r = 0; r < SR; ++r) {
                 if (ks[r] < 0 || j == ks[r] || (half && own && j < ks[r])) { continue; }
-                auto const v = f(a[r], b);
                 ++calls;
-                if (half || j > ks[r]) { out.accumulate(v); }
+                out.visit(a[r], b, ks[r], j, half || j > ks[r]);
               }
             }
           }
@@ -268,9 +381,8 @@ __global__ void __launch_bounds__(B)
       auto visit = [&](size_type begin, size_type end) {
         for (size_type j = begin + rank; j < end; j += K) {
           if (self && j == k) { continue; }
-          auto const v = f(a, g.sorted.load_readonly(j));
           ++calls;
-          if (!self || half || j > k) { out.accumulate(v); }
+          out.visit(a, g.sorted.load_readonly(j), k, j, !self || half || j > k);
         }
       };
       if (self) {  // the own cell, then the listed neighbours
@@ -297,8 +409,8 @@ __global__ void __launch_bounds__(B)
     __syncthreads();
     unsigned long long const bound = shared_word;
     __syncthreads();
-    out.end_tile(bound);
     calls_total += calls;
+    if (out.end_batch(bound, batch)) { break; }
   }
   out.finish();
   if (distance_calls != nullptr) {

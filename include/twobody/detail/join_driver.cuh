@@ -274,23 +274,17 @@ struct pool_storage {
   }
 };
 
-template <class Input, class Output, class Points, class Emitter, class Sink>
-join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
-                        cudaStream_t stream)
+/// The rounds of a one-pass join over `units` work units: sizes the page pool (from
+/// estimate_high(), the caller's pool_records, the budget), calls launch(work, pool, blocks)
+/// for each round, drains the filled pages into `sink`, and redoes the rolled-back units and
+/// the ones never handed out until all are done. `owners_per_block`: page owners (threads or
+/// warps) per block; `unit` names a work unit in errors.
+template <class Record, int PS, class Sink, class Estimate, class Launch>
+join_stats run_rounds(Sink& sink, join_options const& opt, unsigned long long units, int grid,
+                      unsigned long long owners_per_block, std::string const& unit, Estimate&& estimate_high,
+                      Launch&& launch, cudaStream_t stream)
 {
-  using Record     = typename Emitter::record_type;
-  constexpr int PS = Output::page_records;
-  constexpr int B  = Input::block_threads;
-  constexpr int TS = B * Input::points_per_thread;
-  using agent      = typename dob_agent_of<Output, Record>::type;
-  auto const kernel = join_kernel<Input, agent, Points, Emitter, Record>;
-
   join_stats st;
-  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
-  if (pairs.count() == 0) { return st; }
-  auto const units = static_cast<unsigned long long>(sched.total);
-  int const grid   = persistent_grid(kernel, B, 0, units);
-
   // Pool size: from the estimate (or the caller), plus one partly filled page per owner,
   // within the budget.
   std::size_t const budget = join_budget(opt);
@@ -303,10 +297,9 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                                    std::to_string(PS) + " records (" +
                                    std::to_string(static_cast<std::size_t>(per_record * PS)) + " bytes)")
                                     .c_str());
-  unsigned long long const owners_per_block = Output::owner == output::page_owner::warp ? B / 32 : B;
-  unsigned long long const owners           = static_cast<unsigned long long>(grid) * owners_per_block;
-  unsigned long long want_pages             = 0;
-  double records_per_unit                   = 0;
+  unsigned long long const owners = static_cast<unsigned long long>(grid) * owners_per_block;
+  unsigned long long want_pages   = 0;
+  double records_per_unit         = 0;
   if (opt.pool_records != 0) {  // (at least one page: checked by check_options before the call)
     want_pages = opt.pool_records / PS;
     TWOBODY_EXPECTS(want_pages <= max_pages, ("join: pool_records (" + std::to_string(opt.pool_records) +
@@ -315,9 +308,9 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                                                .c_str());
   } else {
     std::uint64_t estimate = 0;
-    double const high = sample_estimate(pairs, e, opt.sample_pairs, stream, estimate);
-    st.estimated_results = estimate;
-    records_per_unit     = high / static_cast<double>(units);
+    double const high      = estimate_high(estimate);
+    st.estimated_results   = estimate;
+    records_per_unit       = high / static_cast<double>(units);
     want_pages = static_cast<unsigned long long>(std::ceil(high * 1.1 / PS)) + owners;
     want_pages = std::min(want_pages, max_pages);
   }
@@ -327,7 +320,6 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   device_buffer failed(sizeof(unsigned long long) * static_cast<std::size_t>(grid), stream);
   device_buffer redo_dev;
   stream_guard guard{stream};
-  kernel_inputs<Points> const in = inputs_of(pairs);
 
   // Blocks per round: no more than the pool can feed one unit each (its records, plus a partly
   // filled page per owner), or every block could run dry mid-unit and none finish.
@@ -356,9 +348,7 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                                    state.as<join_state>(), failed.as<unsigned long long>()};
     TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
     TWOBODY_CUDA_TRY(cudaMemsetAsync(pool.page_count.data(), 0, pool.pages * sizeof(cuda::std::uint32_t), stream));
-    int const round_grid = static_cast<int>(std::min<unsigned long long>(blocks, work.count()));
-    kernel<<<round_grid, B, 0, stream>>>(in, e, params, sched, work);
-    TWOBODY_CHECK_LAUNCH();
+    launch(work, params, static_cast<int>(std::min<unsigned long long>(blocks, work.count())));
     pool.scan(stream);
     sink.deliver();  // the previous round's records, while this one computes
 
@@ -398,8 +388,8 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
     } else if (done == 0) {
       // One block alone could not finish a unit: only a bigger pool can make progress.
       TWOBODY_EXPECTS(pool.pages < max_pages,
-                      ("join: one work unit (a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) +
-                       " points) yields more records than a pool within the device memory budget of " +
+                      ("join: one work unit (" + unit +
+                       ") yields more records than a pool within the device memory budget of " +
                        std::to_string(budget) + " bytes can hold; raise join_options::device_memory_budget")
                         .c_str());
       pages = std::min(max_pages, pool.pages * 2);
@@ -423,6 +413,34 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
   st.pool_records = pool.pages * PS;
   return st;
+}
+
+/// One pass with a direct output buffer over the tile pairs of `pairs` (device-resident).
+template <class Input, class Output, class Points, class Emitter, class Sink>
+join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
+                        cudaStream_t stream)
+{
+  using Record     = typename Emitter::record_type;
+  constexpr int PS = Output::page_records;
+  constexpr int B  = Input::block_threads;
+  constexpr int TS = B * Input::points_per_thread;
+  using agent      = typename dob_agent_of<Output, Record>::type;
+  auto const kernel = join_kernel<Input, agent, Points, Emitter, Record>;
+
+  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
+  if (pairs.count() == 0) { return {}; }
+  auto const units = static_cast<unsigned long long>(sched.total);
+  int const grid   = persistent_grid(kernel, B, 0, units);
+  kernel_inputs<Points> const in = inputs_of(pairs);
+  return run_rounds<Record, PS>(
+    sink, opt, units, grid, Output::owner == output::page_owner::warp ? B / 32 : B,
+    "a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) + " points",
+    [&](std::uint64_t& estimate) { return sample_estimate(pairs, e, opt.sample_pairs, stream, estimate); },
+    [&](join_work const& work, page_pool<Record> const& pool, int blocks) {
+      kernel<<<blocks, B, 0, stream>>>(in, e, pool, sched, work);
+      TWOBODY_CHECK_LAUNCH();
+    },
+    stream);
 }
 
 // ---------------------------------------------------------------------------------------------
