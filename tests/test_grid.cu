@@ -3,6 +3,7 @@
 // points closer than the cutoff always lie in the same or adjacent cells.
 #include <twobody/detail/grid_geometry.cuh>
 #include <twobody/grid.cuh>
+#include <twobody/grid_join.cuh>
 #include <twobody/error.cuh>
 
 #include <gtest/gtest.h>
@@ -125,4 +126,29 @@ TEST(GridGeometry, GridPaysWhereNeighbourhoodsCoverLittle)
   EXPECT_TRUE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 20.0), many));   // (3/5)^3 = 0.22
   EXPECT_FALSE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 40.0), many));  // 3 cells: all of it
   EXPECT_FALSE(twobody::detail::grid_pays(make_grid_geometry<3>(lo, hi, 5.0), 1e6));   // too few pairs
+}
+
+TEST(GridJoinEstimate, SampledBatchesAreDistinctSpreadAndInRange)
+{
+  using twobody::detail::sampled_batches;
+  EXPECT_TRUE(sampled_batches(0, 1024).empty());
+  for (unsigned long long batches : {1ull, 7ull, 1024ull, 1025ull, 65536ull, 1000003ull}) {
+    auto const picks = sampled_batches(batches, 1024);
+    ASSERT_EQ(picks.size(), std::min<unsigned long long>(batches, 1024)) << batches;
+    std::set<unsigned long long> distinct(picks.begin(), picks.end());
+    EXPECT_EQ(distinct.size(), picks.size()) << batches;
+    EXPECT_LT(picks.back(), batches);
+    // Spread: the last pick lies in the last stride of the batches.
+    EXPECT_GE(picks.back() + batches / picks.size() + 1, batches - batches % picks.size()) << batches;
+  }
+}
+
+TEST(GridJoinEstimate, UpperEstimateScalesTheSampleWithAMargin)
+{
+  using twobody::detail::grid_estimate_high;
+  EXPECT_EQ(grid_estimate_high(0, 0, 100), 0.0);
+  double const high = grid_estimate_high(10000, 1024, 65536);  // 64x the sample
+  EXPECT_GE(high, 10000.0 * 64 * 1.2);
+  EXPECT_LE(high, 10000.0 * 64 * 1.3);
+  EXPECT_GT(grid_estimate_high(0, 1024, 65536), 0.0);  // nothing sampled: still a few pages
 }

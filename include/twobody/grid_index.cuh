@@ -54,6 +54,8 @@ class grid_index {
   size_type size() const { return n_; }
   long long cell_count() const { return cells_; }
   bool periodic() const { return geo_.periodic; }
+  /// The periodic box's side lengths (periodic indexes; zeros otherwise).
+  cuda::std::array<T, D> const& box() const { return box_; }
   detail::grid_geometry<D> const& geometry() const { return geo_; }
 
   /// The points in cell order (device memory).
@@ -109,6 +111,7 @@ class grid_index {
                           .c_str());
       }
       geo_ = detail::make_periodic_grid_geometry<D>(side, static_cast<double>(cutoff));
+      box_ = *box;
     } else {
       if (n_ == 0) {
         for (int d = 0; d < D; ++d) { lo[d] = hi[d] = 0; }
@@ -220,6 +223,7 @@ class grid_index {
   }
 
   T cutoff_     = T(0);
+  cuda::std::array<T, D> box_{};
   size_type n_  = 0;
   long long cells_ = 0;
   detail::grid_geometry<D> geo_{};

@@ -10,6 +10,7 @@
 #include <twobody/functors.cuh>
 #include <twobody/grid.cuh>
 #include <twobody/grid_index.cuh>
+#include <twobody/grid_join.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>

@@ -1,0 +1,265 @@
+/// \file grid_join.cuh
+/// \brief Joins over a grid_index: eps-joins and any predicate that is false beyond the
+/// index's cutoff, visiting only pairs in adjacent cells, through the direct output buffer
+/// (rounds with rollback and resume, host streaming) as the brute-force joins of join.cuh.
+///
+///     twobody::grid_index<float, 3> grid(pts, 0.5f);
+///     auto near  = twobody::pairs_within(grid, 0.5f);            // self: index pairs, i < j
+///     auto near2 = twobody::pairs_within(grid, 0.25f);           // any eps <= the cutoff, same index
+///     auto ab    = twobody::pairs_within(queries, grid, 0.5f);   // cross: (query i, indexed j)
+///     auto any   = twobody::join(grid, my_emitter);              // false beyond the cutoff
+///     auto auto_ = twobody::pairs_within(twobody::self_pairs(pts), 0.5f,
+///                                        twobody::within_cutoff<float>{0.5f}); // grid if it pays
+///
+/// Records carry input indices (the permutation of the index is undone); self mode gives each
+/// unordered pair once with i < j and calls the emitter as (a_i, a_j, i, j), exactly as the
+/// brute-force self-join does, so sorted results are identical. A periodic index makes
+/// pairs_within use the minimum-image distance. The record order is unspecified.
+#pragma once
+
+#include <twobody/detail/grid_kernels.cuh>
+#include <twobody/detail/join_driver.cuh>
+#include <twobody/emitters.cuh>
+#include <twobody/functors.cuh>
+#include <twobody/grid.cuh>
+#include <twobody/grid_index.cuh>
+#include <twobody/join.cuh>
+#include <twobody/join_result.cuh>
+#include <twobody/output/direct_output_buffer.cuh>
+
+#include <cuda/std/type_traits>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace twobody {
+
+/// The default grid-join output: per-thread pages of 16 records (the grid traversal diverges
+/// within a warp, so pages are owned per thread).
+using default_grid_join_output = output::direct_output_buffer<16, output::page_owner::thread>;
+
+namespace detail {
+
+/// Upper estimate of a grid join's records from `hits` counted exactly in `sampled` of
+/// `batches` query batches: scaled up, with a fifth and a few pages' worth of margin (the
+/// rounds absorb any shortfall).
+inline double grid_estimate_high(unsigned long long hits, unsigned long long sampled, unsigned long long batches)
+{
+  if (sampled == 0) { return 0.0; }
+  double const scale = static_cast<double>(batches) / static_cast<double>(sampled);
+  return (static_cast<double>(hits) * 1.2 + 2.0 * std::sqrt(static_cast<double>(hits)) + 64.0) * scale;
+}
+
+/// Batches counted for the estimate: up to `limit`, spread evenly over all of them (every
+/// stride-th, from the middle of its stride).
+inline std::vector<unsigned long long> sampled_batches(unsigned long long batches, unsigned long long limit)
+{
+  unsigned long long const n      = std::min(batches, limit);
+  std::vector<unsigned long long> picks(static_cast<std::size_t>(n));
+  if (n == 0) { return picks; }
+  unsigned long long const stride = batches / n;
+  for (unsigned long long s = 0; s < n; ++s) { picks[static_cast<std::size_t>(s)] = s * stride + stride / 2; }
+  return picks;
+}
+
+template <class Output, class T, int D, class Emitter, class Sink>
+join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cross, Emitter const& e, Sink& sink,
+                         join_options const& jopt, grid_options const& gopt, cudaStream_t stream)
+{
+  using Record = typename Emitter::record_type;
+  static_assert(Output::one_pass && Output::owner == output::page_owner::thread,
+                "grid joins write through per-thread pages: use output::direct_output_buffer<N, page_owner::thread>");
+  constexpr int PS = Output::page_records;
+  check_record<Record>();
+  check_options<Output, Record>(jopt);
+  grid_traversal<T, D> const tr(index, cross, gopt, stream);
+  join_stats st;
+  if (tr.empty()) {
+    tr.report(stream);
+    return st;
+  }
+  with_threads_per_query(gopt.threads_per_query, [&](auto k) {
+    constexpr int K   = decltype(k)::value;
+    constexpr int QPB = grid_block_threads / K;
+    using consumer    = grid_join_consumer<Emitter, thread_page_agent<Record, PS>>;
+    using counter     = grid_join_consumer<Emitter, record_counter<Record>>;
+    unsigned long long const batches = (static_cast<unsigned long long>(tr.queries.size) + QPB - 1) / QPB;
+    int const grid = grid_blocks<K, consumer, T, D>(0);
+
+    // The estimate: the records of 1024 batches spread over the queries, counted exactly.
+    auto estimate_high = [&](std::uint64_t& estimate) {
+      std::vector<unsigned long long> const picks = sampled_batches(batches, 1024);
+      device_buffer list(picks.size() * sizeof(unsigned long long), stream);
+      device_buffer state(sizeof(join_state), stream);
+      device_buffer hits(sizeof(unsigned long long), stream);
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(list.data(), picks.data(), picks.size() * sizeof(unsigned long long),
+                                       cudaMemcpyHostToDevice, stream));
+      TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
+      TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
+      typename counter::params const p{{state.as<join_state>(), nullptr, hits.as<unsigned long long>()},
+                                       {list.as<unsigned long long const>(), picks.size(), 0, 0},
+                                       e,
+                                       index.permutation(),
+                                       tr.self};
+      int const blocks = std::min<int>(grid_blocks<K, counter, T, D>(0), static_cast<int>(picks.size()));
+      tr.template launch<K, counter>(p, 0, blocks, stream, false);
+      unsigned long long h = 0;
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      double const scale = static_cast<double>(batches) / static_cast<double>(picks.size());
+      estimate           = static_cast<std::uint64_t>(static_cast<double>(h) * scale + 0.5);
+      return grid_estimate_high(h, picks.size(), batches);
+    };
+    st = run_rounds<Record, PS>(
+      sink, jopt, batches, grid, grid_block_threads, "a batch of " + std::to_string(QPB) + " query points",
+      estimate_high,
+      [&](join_work const& work, page_pool<Record> const& pool, int blocks) {
+        tr.template launch<K, consumer>({pool, work, e, index.permutation(), tr.self}, 0, blocks, stream);
+      },
+      stream);
+  });
+  tr.report(stream);
+  return st;
+}
+
+/// Checks eps against the index (a larger eps would miss pairs the grid never visits).
+template <class T, int D>
+T grid_eps(grid_index<T, D> const& index, T eps)
+{
+  T const e = checked_eps(eps);
+  TWOBODY_EXPECTS(e <= index.cutoff(), ("pairs_within: eps (" + std::to_string(static_cast<double>(e)) +
+                                        ") is larger than the grid_index cutoff (" +
+                                        std::to_string(static_cast<double>(index.cutoff())) +
+                                        "); build the index with a cutoff >= eps")
+                                         .c_str());
+  return e;
+}
+
+/// pairs_within over an index: Euclidean, or minimum-image for a periodic index.
+template <class Output, class T, int D, class Sink>
+join_stats grid_pairs_within(grid_index<T, D> const& index, points<T, D> const* cross, T eps, Sink& sink,
+                             join_options const& jopt, grid_options const& gopt, cudaStream_t stream)
+{
+  T const e = grid_eps(index, eps);
+  if (index.periodic()) {
+    periodic_squared_euclidean<T, D> metric{};
+    for (int d = 0; d < D; ++d) { metric.box[d] = index.box()[d]; }
+    auto const em = as_emitter(metric_within_fn<periodic_squared_euclidean<T, D>, T>{metric, e * e});
+    return run_grid_join<Output>(index, cross, em, sink, jopt, gopt, stream);
+  }
+  return run_grid_join<Output>(index, cross, as_emitter(within_eps_fn<T>{e * e}), sink, jopt, gopt, stream);
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// Joins over an index (the explicit form: build once, join with several eps or predicates)
+
+/// Self-join over the indexed points: every pair that `x` (an emitter, or a predicate for
+/// index pairs) keeps; `x` must keep no pair farther apart than the index's cutoff (those are
+/// never visited). Result in device (default) or host memory (jopt.location).
+template <class Output = default_grid_join_output, class T, int D, class X>
+join_result<typename detail::emitter_t<X>::record_type> join(grid_index<T, D> const& index, X const& x,
+                                                            join_options const& jopt = {},
+                                                            grid_options const& gopt = {}, cudaStream_t stream = 0)
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  return detail::collect_join<Record>(jopt, [&](auto& sink) {
+    return detail::run_grid_join<Output>(index, static_cast<points<T, D> const*>(nullptr), e, sink, jopt, gopt, stream);
+  });
+}
+
+/// Cross join of `queries` (host or device memory) with the indexed points: records (i, j) with
+/// i a query index and j an index of the indexed set.
+template <class Output = default_grid_join_output, class T, int D, class X>
+join_result<typename detail::emitter_t<X>::record_type> join(points<T, D> const& queries, grid_index<T, D> const& index,
+                                                            X const& x, join_options const& jopt = {},
+                                                            grid_options const& gopt = {}, cudaStream_t stream = 0)
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  return detail::collect_join<Record>(
+    jopt, [&](auto& sink) { return detail::run_grid_join<Output>(index, &queries, e, sink, jopt, gopt, stream); });
+}
+
+/// Streams a self-join over the index to consume(records, n) round by round (see join_each of
+/// join.cuh): results larger than GPU memory within jopt.device_memory_budget.
+template <class Output = default_grid_join_output, class T, int D, class X, class Consume>
+join_stats join_each(grid_index<T, D> const& index, X const& x, Consume&& consume, join_options const& jopt = {},
+                     grid_options const& gopt = {}, cudaStream_t stream = 0)
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
+  return detail::run_grid_join<Output>(index, static_cast<points<T, D> const*>(nullptr), e, sink, jopt, gopt, stream);
+}
+
+/// Streams a cross join of `queries` with the index to consume(records, n).
+template <class Output = default_grid_join_output, class T, int D, class X, class Consume>
+join_stats join_each(points<T, D> const& queries, grid_index<T, D> const& index, X const& x, Consume&& consume,
+                     join_options const& jopt = {}, grid_options const& gopt = {}, cudaStream_t stream = 0)
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
+  return detail::run_grid_join<Output>(index, &queries, e, sink, jopt, gopt, stream);
+}
+
+/// Similarity self-join over the index: the pairs within distance eps (<= the index's cutoff;
+/// minimum image in a periodic index), as index pairs with i < j.
+template <class Output = default_grid_join_output, class T, int D>
+join_result<index_pair> pairs_within(grid_index<T, D> const& index, cuda::std::type_identity_t<T> eps, join_options const& jopt = {},
+                                     grid_options const& gopt = {}, cudaStream_t stream = 0)
+{
+  return detail::collect_join<index_pair>(jopt, [&](auto& sink) {
+    return detail::grid_pairs_within<Output>(index, static_cast<points<T, D> const*>(nullptr), eps, sink, jopt, gopt,
+                                             stream);
+  });
+}
+
+/// Similarity join of `queries` with the indexed points: (query i, indexed j) within eps.
+template <class Output = default_grid_join_output, class T, int D>
+join_result<index_pair> pairs_within(points<T, D> const& queries, grid_index<T, D> const& index,
+                                     cuda::std::type_identity_t<T> eps,
+                                     join_options const& jopt = {}, grid_options const& gopt = {},
+                                     cudaStream_t stream = 0)
+{
+  return detail::collect_join<index_pair>(jopt, [&](auto& sink) {
+    return detail::grid_pairs_within<Output>(index, &queries, eps, sink, jopt, gopt, stream);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-call forms with a cutoff: grid or brute force, whichever pays (as count_pairs in grid.cuh)
+
+/// Join of `pairs` (self or cross) where `x` keeps no pair farther apart than rg.cutoff:
+/// through a grid index of the B side when it pays (or as rg.search says), else the tiled
+/// brute-force join. Same records either way (order unspecified).
+template <class T, int D, class X>
+join_result<typename detail::emitter_t<X>::record_type> join(pair_set<points<T, D>> const& pairs, X const& x,
+                                                            within_cutoff<T> const& rg, join_options const& jopt = {},
+                                                            cudaStream_t stream = 0)
+{
+  return detail::range_limited(
+    pairs, rg,
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
+      return cross != nullptr ? join(*cross, index, x, jopt, rg.grid, stream) : join(index, x, jopt, rg.grid, stream);
+    },
+    [&] { return join(pairs, x, jopt, stream); }, stream);
+}
+
+/// Similarity join within eps (Euclidean), through a grid of cell side rg.cutoff (>= eps) when
+/// it pays, else brute force: `pairs_within(self_pairs(pts), eps, within_cutoff<float>{eps})`.
+template <class T, int D>
+join_result<index_pair> pairs_within(pair_set<points<T, D>> const& pairs, cuda::std::type_identity_t<T> eps,
+                                     within_cutoff<T> const& rg,
+                                     join_options const& jopt = {}, cudaStream_t stream = 0)
+{
+  T const e = detail::checked_eps(eps);
+  TWOBODY_EXPECTS(e <= rg.cutoff, "pairs_within: eps is larger than within_cutoff::cutoff");
+  return join(pairs, within_eps_fn<T>{e * e}, rg, jopt, stream);
+}
+
+}  // namespace twobody
