@@ -21,4 +21,8 @@ echo "running $bench on $gpu (commit $TWOBODY_COMMIT) -> $json" >&2
 report_args=("$json")
 [[ -f $root/benchmarks/targets-$stem.json ]] && report_args+=(--targets "$root/benchmarks/targets-$stem.json")
 python3 "$root/scripts/bench_report.py" "${report_args[@]}" | tee "$out_dir/$stem-$(date +%Y-%m-%d).md"
+# A benchmark with its own side-by-side table (scripts/<name>_table.py) appends it to the report.
+if [[ -n ${NAME:-} && -f $root/scripts/${NAME}_table.py ]]; then
+  python3 "$root/scripts/${NAME}_table.py" "$json" | tee -a "$out_dir/$stem-$(date +%Y-%m-%d).md"
+fi
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then /usr/bin/python3 "$root/scripts/plot_bench.py" "$json"; fi
