@@ -41,8 +41,14 @@ void check_dimension(std::int64_t n, int range, float r)
   // Histogram of distances up to the cutoff: bins equal the brute force's.
   twobody::uniform_bins<float> bins(0.f, r, 7);
   auto const hb = twobody::histogram(twobody::self_pairs(d.view()), twobody::euclidean{}, bins);
-  auto const hg = twobody::histogram(grid, twobody::euclidean{}, bins);
+  twobody::grid_stats hst;
+  twobody::grid_options hopt;
+  hopt.stats    = &hst;
+  auto const hg = twobody::histogram(grid, twobody::euclidean{}, bins, hopt);
   EXPECT_EQ(hg.counts, hb.counts);
+  // Every visited pair is binned or counted outside (outside values are kept in registers).
+  EXPECT_EQ(hg.pairs, hst.distance_calls);
+  EXPECT_EQ(hg.outside, hst.distance_calls - (hb.pairs - hb.outside));
 
   // Cross mode: queries partly outside the indexed set's box.
   tbt::host_points<float, D> hq(n / 2 + 3, 200 + D, range + range / 2);
