@@ -291,10 +291,10 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
   unsigned long long const batch_bound =
     static_cast<unsigned long long>(grid_block_threads) * static_cast<unsigned long long>(index.size() + 1);
   if (plan.passes == 1 && batch_bound < (1ull << 31)) {
-    run_grid<privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false, true>>(
+    run_grid<privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>>(
       index, cross, f, opt, plan.smem,
       [&](int) {
-        return typename privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false, true>::params{
+        return typename privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>::params{
           bins, counts.as<Count>(), plan.copies, 0, slots, flush_limit_for<unsigned int>(batch_bound)};
       },
       stream);

@@ -38,10 +38,7 @@ struct warp_privatized {
 
 namespace detail {
 
-/// OutsideInRegisters: values outside the bins are counted in a register per thread and added
-/// to the shared copies at each flush. For range-limited traversals (the grid), where most
-/// visited pairs lie beyond the last bin and would all hit the one catch-all counter.
-template <class Binning, class Count, class Counter, int BlockThreads, bool Windowed, bool OutsideInRegisters = false>
+template <class Binning, class Count, class Counter, int BlockThreads, bool Windowed>
 struct privatized_histogram_agent {
   struct params {
     Binning bins;
@@ -58,7 +55,6 @@ struct privatized_histogram_agent {
   int stride_bytes;  ///< bytes between the counters of one copy
   int mine_bytes;    ///< byte offset of this lane's copy
   unsigned long long pending = 0;
-  Counter outside{};  ///< OutsideInRegisters: this thread's outside count since the last flush
 
   __device__ privatized_histogram_agent(params const& p_, temp_storage&, void* dyn)
     : p(p_),
@@ -73,12 +69,6 @@ struct privatized_histogram_agent {
 
   __device__ void add(int slot, Counter c)
   {
-    if constexpr (OutsideInRegisters) {
-      if (slot == p.bins.size()) {
-        outside += c;
-        return;
-      }
-    }
     if constexpr (Windowed) {
       slot -= p.window_begin;
       if (static_cast<unsigned>(slot) >= static_cast<unsigned>(p.window_size)) { return; }
@@ -112,14 +102,6 @@ struct privatized_histogram_agent {
 
   __device__ void flush()
   {
-    if constexpr (OutsideInRegisters) {
-      // (The block's register counts together stay within the pending bound of one counter.)
-      int const slot = p.bins.size() - (Windowed ? p.window_begin : 0);
-      if (outside != Counter{} && static_cast<unsigned>(slot) < static_cast<unsigned>(p.window_size)) {
-        atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (slot * stride_bytes + mine_bytes)), outside);
-      }
-      outside = Counter{};
-    }
     __syncthreads();
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
       // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.
