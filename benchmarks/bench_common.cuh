@@ -174,6 +174,22 @@ inline bool parse_sizes(char const* v, std::vector<long long>& out)
   return true;
 }
 
+/// Takes --sizes=... out of the command line (the rest goes on to Google Benchmark); false on
+/// a bad list. For benchmarks whose only own flag is --sizes.
+inline bool take_sizes_flag(int& argc, char** argv, std::vector<long long>& sizes)
+{
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (char const* v = value_of(argv[i], "--sizes")) {
+      if (!parse_sizes(v, sizes)) { return false; }
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  return true;
+}
+
 /// Results files say what they were measured on and with which code: the commit
 /// (TWOBODY_COMMIT) and, when there is a GPU, its name, SM count and boost clock.
 /// Returns whether there is a GPU.

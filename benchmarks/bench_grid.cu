@@ -204,25 +204,11 @@ void register_gpu()
       [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, k32); });
 }
 
-bool parse_own_flags(int& argc, char** argv)
-{
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (char const* v = value_of(argv[i], "--sizes")) {
-      if (!parse_sizes(v, cfg.sizes)) { return false; }
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
 {
-  if (!parse_own_flags(argc, argv)) { return 1; }
+  if (!take_sizes_flag(argc, argv, cfg.sizes)) { return 1; }
   if (record_context()) { register_gpu(); }
   return run_registered(argc, argv);
 }

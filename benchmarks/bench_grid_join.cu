@@ -174,25 +174,11 @@ void register_gpu()
   register_dimension<3>(dist::blobs);
 }
 
-bool parse_own_flags(int& argc, char** argv)
-{
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (char const* v = value_of(argv[i], "--sizes")) {
-      if (!parse_sizes(v, cfg.sizes)) { return false; }
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
 {
-  if (!parse_own_flags(argc, argv)) { return 1; }
+  if (!take_sizes_flag(argc, argv, cfg.sizes)) { return 1; }
   if (record_context()) { register_gpu(); }
   return run_registered(argc, argv);
 }
