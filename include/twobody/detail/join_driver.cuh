@@ -4,6 +4,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/detail/pinned_array.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
@@ -104,35 +105,6 @@ class device_sink {
  private:
   device_array<Record> data_;
   std::size_t size_ = 0;
-};
-
-/// Pinned host memory (cudaMallocHost), freed after its copies finished.
-template <class T>
-class pinned_array {
- public:
-  pinned_array() = default;
-  explicit pinned_array(std::size_t n) : n_(n)
-  {
-    if (n != 0) { TWOBODY_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&ptr_), n * sizeof(T))); }
-  }
-  pinned_array(pinned_array&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  pinned_array& operator=(pinned_array&& o) noexcept
-  {
-    std::swap(ptr_, o.ptr_);
-    std::swap(n_, o.n_);
-    return *this;
-  }
-  pinned_array(pinned_array const&) = delete;
-  ~pinned_array()
-  {
-    if (ptr_ != nullptr) { (void)cudaFreeHost(ptr_); }
-  }
-  T* data() const { return ptr_; }
-  std::size_t size() const { return n_; }
-
- private:
-  T* ptr_        = nullptr;
-  std::size_t n_ = 0;
 };
 
 /// Records streamed to the host: gathered into a device drain buffer, copied on a second

@@ -1,0 +1,68 @@
+// Out-of-core benchmarks (Google Benchmark): a 256-bin SDH over N points in host memory, with a
+// device budget that forces 16 blocks (136 block pairs), against the in-core one-call SDH.
+//   sdh256_host/out_of_core: host::histogram, wall clock of the whole call (copies included);
+//     counters: kernel_sum_s (the block pairs' kernel times, CUDA events) and
+//     e2e_over_kernels (wall clock / kernel sum: 1.0 means copies hide completely);
+//   sdh256_host/in_core:     histogram() on the same host arrays (staged to the device whole).
+//
+//   bench_scale [--sizes=4194304] [google benchmark flags]
+#include "bench_common.cuh"
+
+#include <twobody/host/out_of_core.cuh>
+
+namespace {
+
+using namespace bench;
+
+struct config {
+  std::vector<long long> sizes{1ll << 22};
+} cfg;
+
+void bench_sdh(benchmark::State& state, bool out_of_core)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& h     = host_data<float>(n);
+    twobody::uniform_bins<float> const bins(0.f, sdh_range, 256);
+    twobody::host::scale_options opt;
+    opt.block_points = (n + 15) / 16;
+    opt.time_kernels = true;
+    twobody::host::scale_stats st;
+    gpu_timer t;
+    t.run_wall(state, [&](cudaStream_t, long long it) {
+      auto p = h.view();
+      if (it < 0) { p.size = std::min<long long>(p.size, 65536); }
+      if (out_of_core) {
+        benchmark::DoNotOptimize(twobody::host::histogram(twobody::self_pairs(p), twobody::euclidean{}, bins, opt, &st));
+      } else {
+        benchmark::DoNotOptimize(twobody::histogram(twobody::self_pairs(p), twobody::euclidean{}, bins));
+      }
+    });
+    set_counters(state, self_pair_count(n));
+    if (out_of_core) {
+      state.counters["kernel_sum_s"]     = st.kernel_seconds;
+      state.counters["loop_s"]           = st.seconds;
+      state.counters["e2e_over_kernels"] = st.seconds / st.kernel_seconds;
+      state.counters["block_pairs"]      = double(st.block_pairs);
+    }
+  });
+}
+
+void register_gpu()
+{
+  for (bool ooc : {true, false}) {
+    auto* b = benchmark::RegisterBenchmark(ooc ? "sdh256_host/out_of_core" : "sdh256_host/in_core",
+                                           [=](benchmark::State& s) { bench_sdh(s, ooc); });
+    b->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true)->UseManualTime()->Iterations(1);
+    for (long long n : cfg.sizes) { b->Arg(n); }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  if (!take_sizes_flag(argc, argv, cfg.sizes)) { return 1; }
+  if (record_context()) { register_gpu(); }
+  return run_registered(argc, argv);
+}

@@ -1,0 +1,335 @@
+/// \file out_of_core.cuh
+/// \brief Type I/II statistics over point sets in host memory larger than the GPU: the sets
+/// are split into blocks (host::block_plan), blocks are shipped to the device from pinned
+/// staging buffers on a copy stream while the previous block pair computes, and each block
+/// pair runs the normal one-call kernel into one device accumulator.
+///
+///     twobody::host::scale_options opt;
+///     opt.device_memory_budget = std::size_t(8) << 30;              // bytes for resident blocks
+///     auto h = twobody::host::histogram(twobody::self_pairs(host_pts), twobody::euclidean{}, bins, opt);
+///     auto n = twobody::host::count_pairs(twobody::self_pairs(host_pts), twobody::within_radius(5.f), opt);
+///
+/// The result equals the in-core one-call result (counts exactly; floating-point sums up to
+/// the order of addition). Progress can be reported through scale_options::progress.
+#pragma once
+
+#include <twobody/detail/device_array.cuh>
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/pinned_array.cuh>
+#include <twobody/histogram.cuh>
+#include <twobody/host/block_plan.cuh>
+#include <twobody/points.cuh>
+#include <twobody/reduce.cuh>
+
+#include <cuda/std/functional>
+#include <cuda_runtime_api.h>
+#include <thrust/execution_policy.h>
+#include <thrust/transform.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace twobody::host {
+
+/// Where a long run stands (reported after each block pair).
+struct scale_progress {
+  std::size_t block_pairs_done  = 0;
+  std::size_t block_pairs_total = 0;
+  unsigned long long pairs_done = 0;  ///< point pairs of the block pairs done
+  double seconds                = 0;  ///< since the run began
+  double pairs_per_s            = 0;
+};
+
+/// Knobs of the block layer.
+struct scale_options {
+  /// Device memory for resident blocks; 0: a quarter of the free memory.
+  std::size_t device_memory_budget = 0;
+  /// Points per block; 0: the most the budget allows for `resident_blocks` blocks.
+  size_type block_points = 0;
+  /// Blocks kept on the device at once (at least 3: the A block, the B block computing and
+  /// the next B block copying).
+  int resident_blocks = 4;
+  /// Called on the host after each block pair (e.g. a progress line); may throw to cancel.
+  std::function<void(scale_progress const&)> progress;
+  /// Time each block pair's kernels with CUDA events (scale_stats::kernel_seconds), to compare
+  /// the end-to-end time with the compute alone.
+  bool time_kernels = false;
+};
+
+/// How a block run went.
+struct scale_stats {
+  size_type block_points   = 0;
+  std::size_t block_pairs  = 0;
+  std::size_t blocks_copied = 0;
+  double seconds           = 0;  ///< wall clock of the block loop, copies included
+  double kernel_seconds    = 0;  ///< sum of the block pairs' kernel times (time_kernels only)
+};
+
+namespace detail {
+
+using twobody::detail::device_array;
+using twobody::detail::pinned_array;
+
+/// Device slots holding blocks of one or two point sets, each with a pinned staging buffer, a
+/// `ready` event (its copy done) and a `free` event (the last kernel reading it done).
+/// Blocks are kept while they may be used again (least recently used goes first).
+template <class Points>
+class block_slots {
+  using T = typename Points::value_type;
+  static constexpr int columns = Points::dims + (Points::weighted ? 1 : 0);
+
+ public:
+  block_slots(int slots, size_type block_points, cudaStream_t copy_stream) : bs_(block_points), copy_(copy_stream)
+  {
+    slots_.resize(static_cast<std::size_t>(slots));
+    for (auto& s : slots_) {
+      s.device  = device_array<T>(static_cast<std::size_t>(bs_) * columns);
+      s.staging = pinned_array<T>(static_cast<std::size_t>(bs_) * columns);
+      TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
+      TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&s.free, cudaEventDisableTiming));
+    }
+  }
+  block_slots(block_slots const&) = delete;
+  ~block_slots()
+  {
+    (void)cudaStreamSynchronize(copy_);  // staging buffers may not go while a copy reads them
+    for (auto& s : slots_) {
+      if (s.ready != nullptr) { (void)cudaEventSynchronize(s.free); }
+      (void)cudaEventDestroy(s.ready);
+      (void)cudaEventDestroy(s.free);
+    }
+  }
+
+  /// A device view of block `block` ([r.begin, r.begin + r.size)) of `set` (0: A, 1: B), copied
+  /// if not resident; `compute` waits for its copy. `keep`: a slot not to evict (the other
+  /// block of the pair).
+  Points acquire(int set, std::int64_t block, block_range r, Points const& host, int keep, cudaStream_t compute,
+                 int& slot_out, std::size_t& copies)
+  {
+    ++clock_;
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      auto& s = slots_[k];
+      if (s.set == set && s.block == block) {
+        s.used = clock_;
+        slot_out = static_cast<int>(k);
+        return view(s, r.size);
+      }
+    }
+    std::size_t victim = slots_.size();
+    for (std::size_t k = 0; k < slots_.size(); ++k) {
+      if (static_cast<int>(k) == keep) { continue; }
+      if (victim == slots_.size() || slots_[k].used < slots_[victim].used) { victim = k; }
+    }
+    auto& s = slots_[victim];
+    // The staging buffer and the device slot may still be read by an earlier copy / kernel.
+    TWOBODY_CUDA_TRY(cudaEventSynchronize(s.free));
+    std::size_t const n = static_cast<std::size_t>(r.size);
+    for (int c = 0; c < columns; ++c) {
+      T const* src = c < Points::dims ? host.coords[c] : host.weights;
+      std::memcpy(s.staging.data() + c * bs_, src + r.begin, n * sizeof(T));
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(s.device.data() + c * bs_, s.staging.data() + c * bs_, n * sizeof(T),
+                                       cudaMemcpyHostToDevice, copy_));
+    }
+    TWOBODY_CUDA_TRY(cudaEventRecord(s.ready, copy_));
+    TWOBODY_CUDA_TRY(cudaStreamWaitEvent(compute, s.ready, 0));
+    s.set   = set;
+    s.block = block;
+    s.used  = clock_;
+    ++copies;
+    slot_out = static_cast<int>(victim);
+    return view(s, r.size);
+  }
+
+  /// The kernels enqueued on `compute` so far are the last readers of `slot`.
+  void release(int slot, cudaStream_t compute)
+  {
+    TWOBODY_CUDA_TRY(cudaEventRecord(slots_[static_cast<std::size_t>(slot)].free, compute));
+  }
+
+ private:
+  struct slot {
+    device_array<T> device;
+    pinned_array<T> staging;
+    cudaEvent_t ready = nullptr, free = nullptr;
+    int set            = -1;
+    std::int64_t block = -1;
+    unsigned long long used = 0;
+  };
+  Points view(slot const& s, size_type n) const
+  {
+    Points p;
+    for (int d = 0; d < Points::dims; ++d) { p.coords[d] = s.device.data() + d * bs_; }
+    if constexpr (Points::weighted) { p.weights = s.device.data() + Points::dims * bs_; }
+    p.size = n;
+    return p;
+  }
+
+  size_type bs_;
+  cudaStream_t copy_;
+  std::vector<slot> slots_;
+  unsigned long long clock_ = 0;
+};
+
+struct owned_stream {
+  cudaStream_t s = nullptr;
+  owned_stream() { TWOBODY_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  owned_stream(owned_stream const&) = delete;
+  ~owned_stream()
+  {
+    (void)cudaStreamSynchronize(s);
+    (void)cudaStreamDestroy(s);
+  }
+};
+
+/// Calls prepare(plan) once, then launch(device pair set, block pair index, compute stream) for
+/// every block pair of `pairs` (host memory), on the current device, with copies overlapping
+/// compute.
+template <class Points, class Prepare, class Launch>
+scale_stats run_blocks(pair_set<Points> const& pairs, scale_options const& opt, cudaStream_t compute,
+                       Prepare&& prepare, Launch&& launch)
+{
+  using T = typename Points::value_type;
+  twobody::detail::validate(pairs);
+  TWOBODY_EXPECTS(opt.resident_blocks >= 3, "scale_options::resident_blocks must be at least 3");
+  std::size_t const bytes_per_point = sizeof(T) * (Points::dims + (Points::weighted ? 1 : 0));
+  std::size_t budget = opt.device_memory_budget;
+  if (budget == 0) {
+    std::size_t free_b = 0, total_b = 0;
+    TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    budget = free_b / 4;
+  }
+  size_type const largest = std::max<size_type>(1, std::max(pairs.a.size, pairs.b.size));
+  size_type bs = opt.block_points != 0 ? opt.block_points
+                                       : block_points_for_budget(budget, bytes_per_point, opt.resident_blocks);
+  bs = std::min(bs, largest);
+  TWOBODY_EXPECTS(static_cast<double>(bs) * static_cast<double>(bytes_per_point) * opt.resident_blocks <=
+                    static_cast<double>(budget) || opt.device_memory_budget == 0,
+                  ("scale_options::block_points (" + std::to_string(bs) + ") x resident_blocks does not fit the device memory budget of " +
+                   std::to_string(budget) + " bytes")
+                    .c_str());
+  block_plan const plan = block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, bs);
+  scale_stats st;
+  st.block_points = bs;
+  st.block_pairs  = plan.size();
+  prepare(plan);
+  if (plan.size() == 0) { return st; }
+
+  owned_stream copy;
+  block_slots<Points> slots(opt.resident_blocks, bs, copy.s);
+  int const set_b = pairs.mode == pair_mode::cross ? 1 : 0;  // self / ordered: both sides are A
+  Points const& host_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  struct event_pairs : std::vector<std::pair<cudaEvent_t, cudaEvent_t>> {
+    ~event_pairs()
+    {
+      for (auto& e : *this) {
+        (void)cudaEventDestroy(e.first);
+        (void)cudaEventDestroy(e.second);
+      }
+    }
+  } marks;
+  auto const t0 = std::chrono::steady_clock::now();
+  scale_progress pr;
+  pr.block_pairs_total = plan.size();
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    block_pair const bp = plan[k];
+    int sa = -1, sb = -1;
+    Points const a = slots.acquire(0, bp.a, plan.range_a(bp.a), pairs.a, -1, compute, sa, st.blocks_copied);
+    Points const b = bp.diagonal ? a
+                                 : slots.acquire(set_b, bp.b, plan.range_b(bp.b), host_b, sa, compute, sb,
+                                                 st.blocks_copied);
+    if (opt.time_kernels) {
+      marks.emplace_back();
+      TWOBODY_CUDA_TRY(cudaEventCreate(&marks.back().first));
+      TWOBODY_CUDA_TRY(cudaEventCreate(&marks.back().second));
+      TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().first, compute));
+    }
+    launch(plan.pairs_of(bp, a, b), k, compute);
+    if (opt.time_kernels) { TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().second, compute)); }
+    slots.release(sa, compute);
+    if (sb >= 0) { slots.release(sb, compute); }
+    if (opt.progress) {
+      pr.block_pairs_done = k + 1;
+      pr.pairs_done += plan.pair_count(bp);
+      pr.seconds     = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      pr.pairs_per_s = pr.seconds > 0 ? static_cast<double>(pr.pairs_done) / pr.seconds : 0;
+      opt.progress(pr);
+    }
+  }
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute));
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (auto const& m : marks) {
+    float ms = 0;
+    TWOBODY_CUDA_TRY(cudaEventElapsedTime(&ms, m.first, m.second));
+    st.kernel_seconds += ms * 1e-3;
+  }
+  return st;
+}
+
+}  // namespace detail
+
+/// Histogram of f over `pairs` whose points are in host memory (any size), block pair by
+/// block pair on the current device. `stats` (optional) says how it ran.
+template <class Points, class F, class Binning>
+histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Points> const& pairs, F f,
+                                                                     Binning const& bins,
+                                                                     scale_options const& opt = {},
+                                                                     scale_stats* stats = nullptr)
+{
+  using Count = twobody::detail::default_count_t<Points>;
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  detail::owned_stream compute;
+  std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
+  twobody::detail::device_buffer d(sizeof(Count) * slots, compute.s), part(sizeof(Count) * slots, compute.s);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d.data(), 0, sizeof(Count) * slots, compute.s));
+  scale_stats const st = detail::run_blocks(
+    pairs, opt, compute.s, [](block_plan const&) {},
+    [&](auto const& sub, std::size_t, cudaStream_t s) {
+      // The device-memory histogram writes its counts; add each block pair's into the total.
+      twobody::histogram(sub, f, bins, part.as<Count>(), s);
+      thrust::transform(thrust::cuda::par_nosync.on(s), d.as<Count>(), d.as<Count>() + slots, part.as<Count>(),
+                        d.as<Count>(), cuda::std::plus<Count>{});
+      TWOBODY_CHECK_LAUNCH();
+    });
+  std::vector<Count> all(slots);
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * slots, cudaMemcpyDeviceToHost, compute.s));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute.s));
+  if (stats != nullptr) { *stats = st; }
+  histogram_result<Count> r;
+  r.outside = all.back();
+  all.pop_back();
+  r.counts = std::move(all);
+  r.pairs  = pairs.count();
+  return r;
+}
+
+/// Pairs with pred(a, b) true (weighted: the sum of w_i w_j) over `pairs` in host memory.
+template <class Points, class Pred>
+twobody::detail::count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, scale_options const& opt = {},
+                                             scale_stats* stats = nullptr)
+{
+  using C = twobody::detail::count_t<Points>;
+  detail::owned_stream compute;
+  // One result per block pair, summed on the host at the end (exact for counts).
+  twobody::detail::device_buffer results;
+  scale_stats const st = detail::run_blocks(
+    pairs, opt, compute.s,
+    [&](block_plan const& plan) { results = twobody::detail::device_buffer(sizeof(C) * plan.size(), compute.s); },
+    [&](auto const& sub, std::size_t k, cudaStream_t s) { twobody::count_pairs(sub, pred, results.as<C>() + k, s); });
+  std::vector<C> parts(st.block_pairs);
+  if (!parts.empty()) {
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(parts.data(), results.data(), sizeof(C) * parts.size(), cudaMemcpyDeviceToHost,
+                                     compute.s));
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute.s));
+  }
+  if (stats != nullptr) { *stats = st; }
+  C total{};
+  for (C const& p : parts) { total += p; }
+  return total;
+}
+
+}  // namespace twobody::host
