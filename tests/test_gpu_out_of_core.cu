@@ -113,3 +113,39 @@ TEST(GpuOutOfCore, ProgressCancellationEmptySetsAndBadOptions)
   tiny.device_memory_budget = 40;  // not one point per block
   EXPECT_THROW(host::count_pairs(self_pairs(h.view()), within_radius(1.f), tiny), twobody::error);
 }
+
+TEST(GpuOutOfCore, SeveralWorkersShareTheBlockPairsAndAFailureNamesTheDevice)
+{
+  TBT_REQUIRE_GPU();
+  using namespace twobody;
+  tbt::host_points<float, 3> h(30000, 93, 100);
+  distance_bins<float> const bins(60.f, 64);
+  auto const want = histogram(self_pairs(h.view()), squared_euclidean{}, bins);
+  // Two and three workers on this machine's devices (a device listed twice: two workers share it).
+  for (std::vector<int> devices : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}, host::all_devices()}) {
+    SCOPED_TRACE("workers " + std::to_string(devices.size()));
+    host::scale_options opt;
+    opt.block_points = 2000;
+    opt.devices      = devices;
+    std::size_t calls = 0;
+    opt.progress = [&](host::scale_progress const&) { ++calls; };
+    host::scale_stats st;
+    expect_same(host::histogram(self_pairs(h.view()), squared_euclidean{}, bins, opt, &st), want);
+    EXPECT_EQ(calls, st.block_pairs);
+    EXPECT_EQ(host::count_pairs(self_pairs(h.view()), within_radius(6.f), opt),
+              count_pairs(self_pairs(h.view()), within_radius(6.f)));
+  }
+  // A device that does not exist: the run stops with an error naming it, no result.
+  host::scale_options bad;
+  bad.block_points = 2000;
+  bad.devices      = {0, 4099};
+  try {
+    (void)host::histogram(self_pairs(h.view()), squared_euclidean{}, bins, bad);
+    ADD_FAILURE() << "expected an error";
+  } catch (twobody::error const& e) {
+    EXPECT_NE(std::string(e.what()).find("device 4099"), std::string::npos) << e.what();
+  }
+  int current = -1;
+  ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+  EXPECT_EQ(current, 0);  // the caller's device is restored
+}

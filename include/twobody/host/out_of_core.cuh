@@ -8,6 +8,7 @@
 ///     opt.device_memory_budget = std::size_t(8) << 30;              // bytes for resident blocks
 ///     auto h = twobody::host::histogram(twobody::self_pairs(host_pts), twobody::euclidean{}, bins, opt);
 ///     auto n = twobody::host::count_pairs(twobody::self_pairs(host_pts), twobody::within_radius(5.f), opt);
+///     opt.devices = twobody::host::all_devices();                    // several GPUs, one process
 ///
 /// The result equals the in-core one-call result (counts exactly; floating-point sums up to
 /// the order of addition). Progress can be reported through scale_options::progress.
@@ -27,7 +28,11 @@
 #include <thrust/execution_policy.h>
 #include <thrust/transform.h>
 
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -56,6 +61,9 @@ struct scale_options {
   int resident_blocks = 4;
   /// Called on the host after each block pair (e.g. a progress line); may throw to cancel.
   std::function<void(scale_progress const&)> progress;
+  /// Devices to spread the block pairs over (a device may be listed twice: two workers share
+  /// it); empty: the current device. Each worker keeps resident_blocks blocks on its device.
+  std::vector<int> devices;
   /// Time each block pair's kernels with CUDA events (scale_stats::kernel_seconds), to compare
   /// the end-to-end time with the compute alone.
   bool time_kernels = false;
@@ -67,8 +75,18 @@ struct scale_stats {
   std::size_t block_pairs  = 0;
   std::size_t blocks_copied = 0;
   double seconds           = 0;  ///< wall clock of the block loop, copies included
-  double kernel_seconds    = 0;  ///< sum of the block pairs' kernel times (time_kernels only)
+  double kernel_seconds    = 0;  ///< sum of the block pairs' kernel times, all devices (time_kernels only)
 };
+
+/// Every visible device, for scale_options::devices.
+inline std::vector<int> all_devices()
+{
+  int n = 0;
+  TWOBODY_CUDA_TRY(cudaGetDeviceCount(&n));
+  std::vector<int> d(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) { d[static_cast<std::size_t>(i)] = i; }
+  return d;
+}
 
 namespace detail {
 
@@ -186,16 +204,11 @@ struct owned_stream {
   }
 };
 
-/// Calls prepare(plan) once, then launch(device pair set, block pair index, compute stream) for
-/// every block pair of `pairs` (host memory), on the current device, with copies overlapping
-/// compute.
-template <class Points, class Prepare, class Launch>
-scale_stats run_blocks(pair_set<Points> const& pairs, scale_options const& opt, cudaStream_t compute,
-                       Prepare&& prepare, Launch&& launch)
+/// The block size for `pairs` under `opt` (on the current device when the budget is free memory).
+template <class Points>
+size_type choose_block_points(pair_set<Points> const& pairs, scale_options const& opt)
 {
   using T = typename Points::value_type;
-  twobody::detail::validate(pairs);
-  TWOBODY_EXPECTS(opt.resident_blocks >= 3, "scale_options::resident_blocks must be at least 3");
   std::size_t const bytes_per_point = sizeof(T) * (Points::dims + (Points::weighted ? 1 : 0));
   std::size_t budget = opt.device_memory_budget;
   if (budget == 0) {
@@ -209,71 +222,137 @@ scale_stats run_blocks(pair_set<Points> const& pairs, scale_options const& opt, 
   bs = std::min(bs, largest);
   TWOBODY_EXPECTS(static_cast<double>(bs) * static_cast<double>(bytes_per_point) * opt.resident_blocks <=
                     static_cast<double>(budget) || opt.device_memory_budget == 0,
-                  ("scale_options::block_points (" + std::to_string(bs) + ") x resident_blocks does not fit the device memory budget of " +
-                   std::to_string(budget) + " bytes")
+                  ("scale_options::block_points (" + std::to_string(bs) +
+                   ") x resident_blocks does not fit the device memory budget of " + std::to_string(budget) + " bytes")
                     .c_str());
+  return bs;
+}
+
+/// The devices a run uses: opt.devices, or the current device.
+inline std::vector<int> devices_of(scale_options const& opt)
+{
+  if (!opt.devices.empty()) { return opt.devices; }
+  int d = 0;
+  TWOBODY_CUDA_TRY(cudaGetDevice(&d));
+  return {d};
+}
+
+/// Runs every block pair of `pairs` (host memory) on the devices of `opt`: one worker (host
+/// thread) per device entry draws block pairs from a shared counter, so a slower device does
+/// fewer. Each worker makes its state with make_state(plan, stream) on its device, calls
+/// launch(state, device pair set, block pair index, stream) per block pair (copies overlap the
+/// previous pair's kernels) and finish(state, stream) -> R at the end. Returns the workers' R.
+/// The first failure stops every worker; it is rethrown (CUDA and library errors name the
+/// device) and no partial result is returned.
+template <class R, class Points, class MakeState, class Launch, class Finish>
+std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& opt, scale_stats& st,
+                          MakeState&& make_state, Launch&& launch, Finish&& finish)
+{
+  twobody::detail::validate(pairs);
+  TWOBODY_EXPECTS(opt.resident_blocks >= 3, "scale_options::resident_blocks must be at least 3");
+  std::vector<int> const devices = devices_of(opt);
+  size_type const bs    = choose_block_points(pairs, opt);
   block_plan const plan = block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, bs);
-  scale_stats st;
+  st              = {};
   st.block_points = bs;
   st.block_pairs  = plan.size();
-  prepare(plan);
-  if (plan.size() == 0) { return st; }
 
-  owned_stream copy;
-  block_slots<Points> slots(opt.resident_blocks, bs, copy.s);
-  int const set_b = pairs.mode == pair_mode::cross ? 1 : 0;  // self / ordered: both sides are A
-  Points const& host_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  struct event_pairs : std::vector<std::pair<cudaEvent_t, cudaEvent_t>> {
-    ~event_pairs()
-    {
-      for (auto& e : *this) {
-        (void)cudaEventDestroy(e.first);
-        (void)cudaEventDestroy(e.second);
-      }
-    }
-  } marks;
-  auto const t0 = std::chrono::steady_clock::now();
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex mutex;  // guards the progress record, the callback and the first error
+  std::exception_ptr first_error;
   scale_progress pr;
   pr.block_pairs_total = plan.size();
-  for (std::size_t k = 0; k < plan.size(); ++k) {
-    block_pair const bp = plan[k];
-    int sa = -1, sb = -1;
-    Points const a = slots.acquire(0, bp.a, plan.range_a(bp.a), pairs.a, -1, compute, sa, st.blocks_copied);
-    Points const b = bp.diagonal ? a
-                                 : slots.acquire(set_b, bp.b, plan.range_b(bp.b), host_b, sa, compute, sb,
-                                                 st.blocks_copied);
-    if (opt.time_kernels) {
-      marks.emplace_back();
-      TWOBODY_CUDA_TRY(cudaEventCreate(&marks.back().first));
-      TWOBODY_CUDA_TRY(cudaEventCreate(&marks.back().second));
-      TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().first, compute));
+  auto const t0 = std::chrono::steady_clock::now();
+  std::vector<R> results(devices.size());
+  std::vector<scale_stats> worker_stats(devices.size());
+
+  auto fail = [&](std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!first_error) { first_error = e; }
+    stop = true;
+  };
+  auto work = [&](std::size_t w) {
+    int const device = devices[w];
+    try {
+      try {
+        TWOBODY_CUDA_TRY(cudaSetDevice(device));
+        owned_stream compute, copy;
+        block_slots<Points> slots(opt.resident_blocks, bs, copy.s);
+        auto state = make_state(plan, compute.s);
+        struct event_pairs : std::vector<std::pair<cudaEvent_t, cudaEvent_t>> {
+          ~event_pairs()
+          {
+            for (auto& e : *this) {
+              (void)cudaEventDestroy(e.first);
+              (void)cudaEventDestroy(e.second);
+            }
+          }
+        } marks;
+        int const set_b      = pairs.mode == pair_mode::cross ? 1 : 0;  // self / ordered: both sides are A
+        Points const& host_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+        scale_stats& ws      = worker_stats[w];
+        for (std::size_t k = next++; k < plan.size() && !stop; k = next++) {
+          block_pair const bp = plan[k];
+          int sa = -1, sb = -1;
+          Points const a = slots.acquire(0, bp.a, plan.range_a(bp.a), pairs.a, -1, compute.s, sa, ws.blocks_copied);
+          Points const b = bp.diagonal ? a
+                                       : slots.acquire(set_b, bp.b, plan.range_b(bp.b), host_b, sa, compute.s, sb,
+                                                       ws.blocks_copied);
+          if (opt.time_kernels) {
+            marks.emplace_back();
+            TWOBODY_CUDA_TRY(cudaEventCreate(&marks.back().first));
+            TWOBODY_CUDA_TRY(cudaEventCreate(&marks.back().second));
+            TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().first, compute.s));
+          }
+          launch(state, plan.pairs_of(bp, a, b), k, compute.s);
+          if (opt.time_kernels) { TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().second, compute.s)); }
+          slots.release(sa, compute.s);
+          if (sb >= 0) { slots.release(sb, compute.s); }
+          if (opt.progress) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (stop) { break; }
+            pr.block_pairs_done += 1;
+            pr.pairs_done += plan.pair_count(bp);
+            pr.seconds     = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            pr.pairs_per_s = pr.seconds > 0 ? static_cast<double>(pr.pairs_done) / pr.seconds : 0;
+            opt.progress(pr);
+          }
+        }
+        TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute.s));
+        for (auto const& m : marks) {
+          float ms = 0;
+          TWOBODY_CUDA_TRY(cudaEventElapsedTime(&ms, m.first, m.second));
+          ws.kernel_seconds += ms * 1e-3;
+        }
+        if (!stop) { results[w] = finish(state, compute.s); }
+      } catch (twobody::error const& e) {
+        throw twobody::error("device " + std::to_string(device) + ": " + e.what());
+      }
+    } catch (...) {
+      fail(std::current_exception());
     }
-    launch(plan.pairs_of(bp, a, b), k, compute);
-    if (opt.time_kernels) { TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().second, compute)); }
-    slots.release(sa, compute);
-    if (sb >= 0) { slots.release(sb, compute); }
-    if (opt.progress) {
-      pr.block_pairs_done = k + 1;
-      pr.pairs_done += plan.pair_count(bp);
-      pr.seconds     = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      pr.pairs_per_s = pr.seconds > 0 ? static_cast<double>(pr.pairs_done) / pr.seconds : 0;
-      opt.progress(pr);
-    }
-  }
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute));
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < devices.size(); ++w) { threads.emplace_back(work, w); }
+  int caller_device = 0;
+  TWOBODY_CUDA_TRY(cudaGetDevice(&caller_device));
+  work(0);
+  for (auto& t : threads) { t.join(); }
+  (void)cudaSetDevice(caller_device);
+  if (first_error) { std::rethrow_exception(first_error); }
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (auto const& m : marks) {
-    float ms = 0;
-    TWOBODY_CUDA_TRY(cudaEventElapsedTime(&ms, m.first, m.second));
-    st.kernel_seconds += ms * 1e-3;
+  for (auto const& ws : worker_stats) {
+    st.blocks_copied += ws.blocks_copied;
+    st.kernel_seconds += ws.kernel_seconds;
   }
-  return st;
+  return results;
 }
 
 }  // namespace detail
 
 /// Histogram of f over `pairs` whose points are in host memory (any size), block pair by
-/// block pair on the current device. `stats` (optional) says how it ran.
+/// block pair on the devices of `opt` (default: the current one). `stats` says how it ran.
 template <class Points, class F, class Binning>
 histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Points> const& pairs, F f,
                                                                      Binning const& bins,
@@ -281,23 +360,37 @@ histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Po
                                                                      scale_stats* stats = nullptr)
 {
   using Count = twobody::detail::default_count_t<Points>;
+  using twobody::detail::device_buffer;
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
-  detail::owned_stream compute;
   std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
-  twobody::detail::device_buffer d(sizeof(Count) * slots, compute.s), part(sizeof(Count) * slots, compute.s);
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(d.data(), 0, sizeof(Count) * slots, compute.s));
-  scale_stats const st = detail::run_blocks(
-    pairs, opt, compute.s, [](block_plan const&) {},
-    [&](auto const& sub, std::size_t, cudaStream_t s) {
+  struct sums {
+    device_buffer total, part;
+  };
+  scale_stats st;
+  auto const partials = detail::run_blocks<std::vector<Count>>(
+    pairs, opt, st,
+    [&](block_plan const&, cudaStream_t s) {
+      sums d{device_buffer(sizeof(Count) * slots, s), device_buffer(sizeof(Count) * slots, s)};
+      TWOBODY_CUDA_TRY(cudaMemsetAsync(d.total.data(), 0, sizeof(Count) * slots, s));
+      return d;
+    },
+    [&](sums& d, auto const& sub, std::size_t, cudaStream_t s) {
       // The device-memory histogram writes its counts; add each block pair's into the total.
-      twobody::histogram(sub, f, bins, part.as<Count>(), s);
-      thrust::transform(thrust::cuda::par_nosync.on(s), d.as<Count>(), d.as<Count>() + slots, part.as<Count>(),
-                        d.as<Count>(), cuda::std::plus<Count>{});
+      twobody::histogram(sub, f, bins, d.part.as<Count>(), s);
+      thrust::transform(thrust::cuda::par_nosync.on(s), d.total.as<Count>(), d.total.as<Count>() + slots,
+                        d.part.as<Count>(), d.total.as<Count>(), cuda::std::plus<Count>{});
       TWOBODY_CHECK_LAUNCH();
+    },
+    [&](sums& d, cudaStream_t s) {
+      std::vector<Count> h(slots);
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(h.data(), d.total.data(), sizeof(Count) * slots, cudaMemcpyDeviceToHost, s));
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(s));
+      return h;
     });
-  std::vector<Count> all(slots);
-  TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * slots, cudaMemcpyDeviceToHost, compute.s));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute.s));
+  std::vector<Count> all(slots, Count{});
+  for (auto const& p : partials) {
+    for (std::size_t i = 0; i < p.size(); ++i) { all[i] += p[i]; }
+  }
   if (stats != nullptr) { *stats = st; }
   histogram_result<Count> r;
   r.outside = all.back();
@@ -313,22 +406,30 @@ twobody::detail::count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred
                                              scale_stats* stats = nullptr)
 {
   using C = twobody::detail::count_t<Points>;
-  detail::owned_stream compute;
-  // One result per block pair, summed on the host at the end (exact for counts).
-  twobody::detail::device_buffer results;
-  scale_stats const st = detail::run_blocks(
-    pairs, opt, compute.s,
-    [&](block_plan const& plan) { results = twobody::detail::device_buffer(sizeof(C) * plan.size(), compute.s); },
-    [&](auto const& sub, std::size_t k, cudaStream_t s) { twobody::count_pairs(sub, pred, results.as<C>() + k, s); });
-  std::vector<C> parts(st.block_pairs);
-  if (!parts.empty()) {
-    TWOBODY_CUDA_TRY(cudaMemcpyAsync(parts.data(), results.data(), sizeof(C) * parts.size(), cudaMemcpyDeviceToHost,
-                                     compute.s));
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute.s));
-  }
+  using twobody::detail::device_buffer;
+  // One result slot per block pair on each device (zeroed: pairs of other devices stay 0).
+  scale_stats st;
+  auto const partials = detail::run_blocks<std::vector<C>>(
+    pairs, opt, st,
+    [&](block_plan const& plan, cudaStream_t s) {
+      device_buffer d(sizeof(C) * std::max<std::size_t>(plan.size(), 1), s);
+      TWOBODY_CUDA_TRY(cudaMemsetAsync(d.data(), 0, d.size(), s));
+      return d;
+    },
+    [&](device_buffer& d, auto const& sub, std::size_t k, cudaStream_t s) {
+      twobody::count_pairs(sub, pred, d.as<C>() + k, s);
+    },
+    [&](device_buffer& d, cudaStream_t s) {
+      std::vector<C> h(d.size() / sizeof(C));
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(h.data(), d.data(), d.size(), cudaMemcpyDeviceToHost, s));
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(s));
+      return h;
+    });
   if (stats != nullptr) { *stats = st; }
   C total{};
-  for (C const& p : parts) { total += p; }
+  for (auto const& p : partials) {
+    for (C const& c : p) { total += c; }
+  }
   return total;
 }
 
