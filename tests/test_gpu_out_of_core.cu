@@ -5,6 +5,8 @@
 #include "common.cuh"
 
 #include <twobody/host/out_of_core.cuh>
+#include <twobody/host/out_of_core_join.cuh>
+#include <twobody/cpu/backend.cuh>
 
 #include <stdexcept>
 
@@ -148,4 +150,39 @@ TEST(GpuOutOfCore, SeveralWorkersShareTheBlockPairsAndAFailureNamesTheDevice)
   int current = -1;
   ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
   EXPECT_EQ(current, 0);  // the caller's device is restored
+}
+
+TEST(GpuOutOfCore, JoinsConcatenateBlockPairsWithSetIndices)
+{
+  TBT_REQUIRE_GPU();
+  using namespace twobody;
+  tbt::host_points<float, 3> ha(9000, 95, 48), hb(5000, 96, 48);
+  within_eps_fn<float> const pred{16.f};
+  auto keys = [](auto v) {
+    sort_by_index(v);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> k;
+    for (auto const& r : v) { k.emplace_back(r.i, r.j); }
+    return k;
+  };
+  for (std::vector<int> devices : {std::vector<int>{}, std::vector<int>{0, 0}}) {
+    SCOPED_TRACE("workers " + std::to_string(devices.size()));
+    host::scale_options opt;
+    opt.block_points = 1700;
+    opt.devices      = devices;
+    auto const self = host::join(self_pairs(ha.view()), pred, opt);
+    for (auto const& r : self) { ASSERT_LT(r.i, r.j); }
+    EXPECT_EQ(keys(self), keys(cpu::join(self_pairs(ha.view()), pred)));
+    EXPECT_EQ(keys(host::join(cross_pairs(ha.view(), hb.view()), pred, opt)),
+              keys(cpu::join(cross_pairs(ha.view(), hb.view()), pred)));
+    EXPECT_EQ(keys(host::join(ordered_pairs(hb.view()), pred, opt)), keys(cpu::join(ordered_pairs(hb.view()), pred)));
+  }
+  // Records with values keep them; a tiny pool forces rounds inside block pairs.
+  host::scale_options opt;
+  opt.block_points = 2500;
+  join_options small;
+  small.pool_records = 4096;
+  small.grow_pool    = false;
+  auto const with_d = host::join(self_pairs(ha.view()), emit_pairs_within<squared_euclidean, float>{{}, 16.f}, opt, small);
+  auto const ref    = join(self_pairs(ha.view()), emit_pairs_within<squared_euclidean, float>{{}, 16.f}).to_host();
+  EXPECT_EQ(keys(with_d), keys(ref));
 }

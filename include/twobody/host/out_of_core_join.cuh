@@ -1,0 +1,90 @@
+/// \file out_of_core_join.cuh
+/// \brief Type III statistics (joins) over point sets in host memory of any size: each block
+/// pair runs the one-pass join (direct output buffer, rounds, host streaming) on the devices of
+/// scale_options, and its records, with indices shifted from block to set positions, are
+/// handed to the caller (concatenation).
+///
+///     std::vector<twobody::index_pair> all;
+///     twobody::host::join_each(twobody::self_pairs(host_pts), twobody::within_eps_fn<float>{eps * eps},
+///                              [&](twobody::index_pair const* r, std::size_t n) { all.insert(all.end(), r, r + n); });
+///
+/// Records need `i` and `j` members (index_pair, index_pair_value, or a custom record with
+/// them): they are rewritten to positions in A and B, so each set needs fewer than 2^32 points.
+/// Self mode keeps i < j. The callback runs on the workers' threads, one call at a time.
+#pragma once
+
+#include <twobody/host/out_of_core.cuh>
+#include <twobody/join.cuh>
+
+#include <mutex>
+#include <vector>
+
+namespace twobody::host {
+
+/// Calls consume(records, n) (host memory, valid during the call; one call at a time) for the
+/// records of every block pair of `pairs` that `x` (an emitter, or a predicate for index
+/// pairs) keeps. Returns the summed join statistics of the block pairs.
+template <class Points, class X, class Consume>
+join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consume, scale_options const& opt = {},
+                     join_options const& jopt = {}, scale_stats* stats = nullptr)
+{
+  auto const e = twobody::detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
+                  "join: 32-bit record indices need fewer than 2^32 points per side");
+  std::mutex consume_mutex;
+  struct worker {
+    block_plan const* plan;
+    join_stats st;
+  };
+  scale_stats sst;
+  auto const per_worker = detail::run_blocks<join_stats>(
+    pairs, opt, sst, [&](block_plan const& plan, cudaStream_t) { return worker{&plan, {}}; },
+    [&](worker& w, auto const& sub, std::size_t k, cudaStream_t s) {
+      block_pair const bp  = (*w.plan)[k];
+      auto const a_begin   = static_cast<std::uint32_t>(w.plan->range_a(bp.a).begin);
+      auto const b_begin   = static_cast<std::uint32_t>(w.plan->range_b(bp.b).begin);
+      std::vector<Record> shifted;
+      auto deliver = [&](Record const* r, std::size_t n) {
+        shifted.assign(r, r + n);
+        for (Record& rec : shifted) {
+          rec.i += a_begin;
+          rec.j += b_begin;
+        }
+        std::lock_guard<std::mutex> lock(consume_mutex);
+        consume(static_cast<Record const*>(shifted.data()), n);
+      };
+      twobody::detail::host_sink<Record, decltype(deliver)> sink(deliver);
+      join_stats const st = twobody::detail::run_join<default_input, default_join_output>(sub, e, sink, jopt, s);
+      w.st.results += st.results;
+      w.st.estimated_results += st.estimated_results;
+      w.st.pool_records = std::max(w.st.pool_records, st.pool_records);
+      w.st.rounds += st.rounds;
+      w.st.units_rolled_back += st.units_rolled_back;
+    },
+    [&](worker& w, cudaStream_t) { return w.st; });
+  join_stats total;
+  for (auto const& st : per_worker) {
+    total.results += st.results;
+    total.estimated_results += st.estimated_results;
+    total.pool_records = std::max(total.pool_records, st.pool_records);
+    total.rounds += st.rounds;
+    total.units_rolled_back += st.units_rolled_back;
+  }
+  if (stats != nullptr) { *stats = sst; }
+  return total;
+}
+
+/// Every record of the join, concatenated in host memory (order unspecified; see sort_by_index).
+template <class Points, class X>
+std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x,
+                                                                     scale_options const& opt = {},
+                                                                     join_options const& jopt = {})
+{
+  using Record = typename twobody::detail::emitter_t<X>::record_type;
+  std::vector<Record> out;
+  join_each(pairs, x, [&](Record const* r, std::size_t n) { out.insert(out.end(), r, r + n); }, opt, jopt);
+  return out;
+}
+
+}  // namespace twobody::host
