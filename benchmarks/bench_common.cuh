@@ -70,6 +70,33 @@ struct device_points {
   twobody::points<T, 3> view() const { return twobody::make_points(n, c[0], c[1], c[2]); }
 };
 
+/// D float coordinate arrays on the device, uploaded once from host vectors (the grid
+/// benchmarks' data sets).
+template <int D>
+struct device_cloud {
+  float* d[D] = {};
+  long long n = 0;
+  explicit device_cloud(std::vector<float> const (&h)[D]) : n(static_cast<long long>(h[0].size()))
+  {
+    for (int k = 0; k < D; ++k) {
+      EXAMPLE_CUDA_CHECK(cudaMalloc(&d[k], sizeof(float) * n));
+      EXAMPLE_CUDA_CHECK(cudaMemcpy(d[k], h[k].data(), sizeof(float) * n, cudaMemcpyHostToDevice));
+    }
+  }
+  device_cloud(device_cloud const&) = delete;
+  ~device_cloud()
+  {
+    for (float* p : d) { (void)cudaFree(p); }
+  }
+  twobody::points<float, D> view() const
+  {
+    twobody::points<float, D> p;
+    for (int k = 0; k < D; ++k) { p.coords[k] = d[k]; }
+    p.size = n;
+    return p;
+  }
+};
+
 template <class T>
 int rotation_copies(long long n)
 {

@@ -27,35 +27,15 @@ struct config {
   std::vector<long long> sizes{1ll << 20};
 } cfg;
 
-template <int D>
-struct cloud {
-  std::vector<float> h[D];
-  float* d[D] = {};
-  long long n = 0;
-  ~cloud()
-  {
-    for (float* p : d) { (void)cudaFree(p); }
-  }
-  twobody::points<float, D> view() const
-  {
-    twobody::points<float, D> p;
-    for (int k = 0; k < D; ++k) { p.coords[k] = d[k]; }
-    p.size = n;
-    return p;
-  }
-};
-
 enum class shape { uniform, blobs };
 
 /// Seeded: uniform in [0, side)^D, or 64 Gaussian blobs (sigma = side / 100) wrapped into the box.
 template <int D>
-cloud<D> const& data(long long n, float side, shape s)
+device_cloud<D> const& data(long long n, float side, shape s)
 {
-  static std::map<std::tuple<long long, float, int>, std::unique_ptr<cloud<D>>> cache;
+  static std::map<std::tuple<long long, float, int>, std::unique_ptr<device_cloud<D>>> cache;
   auto& slot = cache[{n, side, static_cast<int>(s)}];
   if (!slot) {
-    slot    = std::make_unique<cloud<D>>();
-    slot->n = n;
     std::mt19937 rng(4242 + D);
     std::uniform_real_distribution<float> u(0.f, side);
     std::normal_distribution<float> g(0.f, side / 100.f);
@@ -63,19 +43,17 @@ cloud<D> const& data(long long n, float side, shape s)
     for (auto& c : centres) {
       for (auto& x : c) { x = u(rng); }
     }
-    for (auto& v : slot->h) { v.resize(n); }
+    std::vector<float> h[D];
+    for (auto& v : h) { v.resize(static_cast<std::size_t>(n)); }
     for (long long i = 0; i < n; ++i) {
       auto const& c = centres[static_cast<std::size_t>(i % 64)];
       for (int k = 0; k < D; ++k) {
         float x = s == shape::uniform ? u(rng) : c[k] + g(rng);
         x       = std::fmod(std::fmod(x, side) + side, side);
-        slot->h[k][i] = x < side ? x : 0.f;
+        h[k][static_cast<std::size_t>(i)] = x < side ? x : 0.f;
       }
     }
-    for (int k = 0; k < D; ++k) {
-      EXAMPLE_CUDA_CHECK(cudaMalloc(&slot->d[k], sizeof(float) * n));
-      EXAMPLE_CUDA_CHECK(cudaMemcpy(slot->d[k], slot->h[k].data(), sizeof(float) * n, cudaMemcpyHostToDevice));
-    }
+    slot = std::make_unique<device_cloud<D>>(h);
   }
   return *slot;
 }

@@ -35,32 +35,13 @@ struct config {
 enum class dist { uniform, exponential, blobs };
 constexpr char const* dist_name[] = {"uniform", "exponential", "blobs"};
 
-template <int D>
-struct cloud {
-  float* d[D] = {};
-  long long n = 0;
-  ~cloud()
-  {
-    for (float* p : d) { (void)cudaFree(p); }
-  }
-  twobody::points<float, D> view() const
-  {
-    twobody::points<float, D> p;
-    for (int k = 0; k < D; ++k) { p.coords[k] = d[k]; }
-    p.size = n;
-    return p;
-  }
-};
-
 /// Seeded data of each set, generated once and kept on the device.
 template <int D>
-cloud<D> const& data(long long n, dist s)
+device_cloud<D> const& data(long long n, dist s)
 {
-  static std::map<std::pair<long long, int>, std::unique_ptr<cloud<D>>> cache;
+  static std::map<std::pair<long long, int>, std::unique_ptr<device_cloud<D>>> cache;
   auto& slot = cache[{n, static_cast<int>(s)}];
   if (!slot) {
-    slot    = std::make_unique<cloud<D>>();
-    slot->n = n;
     std::mt19937 rng(2121 + 10 * D + static_cast<int>(s));
     std::uniform_real_distribution<float> u(0.f, 100.f);
     std::exponential_distribution<float> e(40.f);
@@ -82,10 +63,7 @@ cloud<D> const& data(long long n, dist s)
         h[k][static_cast<std::size_t>(i)] = x;
       }
     }
-    for (int k = 0; k < D; ++k) {
-      EXAMPLE_CUDA_CHECK(cudaMalloc(&slot->d[k], sizeof(float) * n));
-      EXAMPLE_CUDA_CHECK(cudaMemcpy(slot->d[k], h[k].data(), sizeof(float) * n, cudaMemcpyHostToDevice));
-    }
+    slot = std::make_unique<device_cloud<D>>(h);
   }
   return *slot;
 }

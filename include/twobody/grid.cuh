@@ -304,16 +304,12 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
       [&](int) { return typename global_histogram_agent<Binning, Count, grid_block_threads>::params{bins, counts.as<Count>()}; },
       stream);
   }
-  histogram_result<Count> h;
   std::vector<Count> all(static_cast<std::size_t>(slots));
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), counts.data(), all.size() * sizeof(Count), cudaMemcpyDeviceToHost, stream));
   TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-  h.outside = all.back();
-  all.pop_back();
-  h.counts = std::move(all);
-  h.pairs  = h.outside;
-  for (Count c : h.counts) { h.pairs += c; }
-  return h;
+  unsigned long long visited = 0;
+  for (Count c : all) { visited += c; }
+  return to_histogram_result(std::move(all), visited);
 }
 
 }  // namespace detail

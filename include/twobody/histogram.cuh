@@ -40,6 +40,18 @@ struct histogram_result {
 
 namespace detail {
 
+/// The bins + 1 counter slots (the last: outside) as a result over `pairs` visited pairs.
+template <class Count>
+histogram_result<Count> to_histogram_result(std::vector<Count> slots, unsigned long long pairs)
+{
+  histogram_result<Count> r;
+  r.outside = slots.back();
+  slots.pop_back();
+  r.counts = std::move(slots);
+  r.pairs  = pairs;
+  return r;
+}
+
 template <class Points>
 using default_count_t = cuda::std::conditional_t<Points::weighted, double, unsigned long long>;
 
@@ -199,12 +211,7 @@ histogram_result<detail::default_count_t<Points>> histogram(pair_set<Points> con
   std::vector<Count> all(bins.size() + 1);
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * all.size(), cudaMemcpyDeviceToHost, stream));
   TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-  histogram_result<Count> r;
-  r.outside = all.back();
-  all.pop_back();
-  r.counts = std::move(all);
-  r.pairs  = pairs.count();
-  return r;
+  return detail::to_histogram_result(std::move(all), pairs.count());
 }
 
 }  // namespace twobody

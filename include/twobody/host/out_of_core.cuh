@@ -392,12 +392,7 @@ histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Po
     for (std::size_t i = 0; i < p.size(); ++i) { all[i] += p[i]; }
   }
   if (stats != nullptr) { *stats = st; }
-  histogram_result<Count> r;
-  r.outside = all.back();
-  all.pop_back();
-  r.counts = std::move(all);
-  r.pairs  = pairs.count();
-  return r;
+  return twobody::detail::to_histogram_result(std::move(all), pairs.count());
 }
 
 /// Pairs with pred(a, b) true (weighted: the sum of w_i w_j) over `pairs` in host memory.
