@@ -13,6 +13,16 @@
 
 namespace twobody::detail {
 
+/// Device memory a large operation may use: `asked` bytes, or (0) a quarter of the memory
+/// free on the current device now.
+inline std::size_t device_budget(std::size_t asked)
+{
+  if (asked != 0) { return asked; }
+  std::size_t free_b = 0, total_b = 0;
+  TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  return free_b / 4;
+}
+
 /// twobody's own stream-ordered memory pool on the current device (null where the device has
 /// no memory pools). It keeps up to 64 MiB mapped across synchronizations: the default pool
 /// of the device returns everything at each synchronization (release threshold 0), so each

@@ -259,7 +259,6 @@ struct grid_join_consumer {
 /// Counts the records a join would emit (the grid join's size estimate over sampled batches).
 template <class Record>
 struct record_counter {
-  static constexpr bool dynamic_work = true;
   struct params {
     join_state* state;
     unsigned long long* failed_units;

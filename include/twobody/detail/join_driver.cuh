@@ -67,13 +67,7 @@ inline double pool_bytes_per_record(std::size_t record_bytes, int page_records, 
 }
 
 /// The device memory a join may use: the caller's budget, else a quarter of free memory.
-inline std::size_t join_budget(join_options const& opt)
-{
-  if (opt.device_memory_budget != 0) { return opt.device_memory_budget; }
-  std::size_t free_b = 0, total_b = 0;
-  TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-  return free_b / 4;
-}
+inline std::size_t join_budget(join_options const& opt) { return device_budget(opt.device_memory_budget); }
 
 // ---------------------------------------------------------------------------------------------
 // Sinks: where drained records go. reserve(n) gives a device pointer for n records,

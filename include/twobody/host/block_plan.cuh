@@ -84,17 +84,16 @@ class block_plan {
     if (mode_ == pair_mode::self) {
       // Row i holds the pairs (i, i), (i, i + 1), ..., (i, ba - 1): ba - i of them.
       auto const n = static_cast<std::size_t>(ba_);
-      std::size_t i = 0, start = 0;
-      // Rows before i hold start = i n - i (i - 1) / 2 pairs; find i by the closed form, then fix up.
-      double const nd = static_cast<double>(n);
+      // Rows before i hold i n - i (i - 1) / 2 pairs; find i by the closed form, then fix up
+      // the rounding of the square root.
+      auto row_start    = [n](std::size_t r) { return r * n - r * (r - 1) / 2; };
+      double const nd   = static_cast<double>(n);
       double const root = std::floor((2 * nd + 1 - std::sqrt((2 * nd + 1) * (2 * nd + 1) - 8.0 * static_cast<double>(k))) / 2);
-      i = static_cast<std::size_t>(std::max(0.0, std::min(root, nd - 1)));
-      auto row_start = [n](std::size_t r) { return r * n - r * (r - 1) / 2; };
+      auto i            = static_cast<std::size_t>(std::max(0.0, std::min(root, nd - 1)));
       while (i > 0 && row_start(i) > k) { --i; }
       while (i + 1 < n && row_start(i + 1) <= k) { ++i; }
-      start = row_start(i);
       p.a = static_cast<std::int64_t>(i);
-      p.b = static_cast<std::int64_t>(i + (k - start));
+      p.b = static_cast<std::int64_t>(i + (k - row_start(i)));
     } else {
       p.a = static_cast<std::int64_t>(k / static_cast<std::size_t>(bb_));
       p.b = static_cast<std::int64_t>(k % static_cast<std::size_t>(bb_));

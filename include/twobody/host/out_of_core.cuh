@@ -210,12 +210,7 @@ size_type choose_block_points(pair_set<Points> const& pairs, scale_options const
 {
   using T = typename Points::value_type;
   std::size_t const bytes_per_point = sizeof(T) * (Points::dims + (Points::weighted ? 1 : 0));
-  std::size_t budget = opt.device_memory_budget;
-  if (budget == 0) {
-    std::size_t free_b = 0, total_b = 0;
-    TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-    budget = free_b / 4;
-  }
+  std::size_t const budget = twobody::detail::device_budget(opt.device_memory_budget);
   size_type const largest = std::max<size_type>(1, std::max(pairs.a.size, pairs.b.size));
   size_type bs = opt.block_points != 0 ? opt.block_points
                                        : block_points_for_budget(budget, bytes_per_point, opt.resident_blocks);

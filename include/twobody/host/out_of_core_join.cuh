@@ -16,10 +16,26 @@
 #include <twobody/host/out_of_core.cuh>
 #include <twobody/join.cuh>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
 namespace twobody::host {
+
+namespace detail {
+
+/// Adds the statistics of one join (a block pair's, a worker's) to a running total: counts
+/// add up, the pool is the largest.
+inline void add_join_stats(join_stats& total, join_stats const& st)
+{
+  total.results += st.results;
+  total.estimated_results += st.estimated_results;
+  total.pool_records = std::max(total.pool_records, st.pool_records);
+  total.rounds += st.rounds;
+  total.units_rolled_back += st.units_rolled_back;
+}
+
+}  // namespace detail
 
 /// Calls consume(records, n) (host memory, valid during the call; one call at a time) for the
 /// records of every block pair of `pairs` that `x` (an emitter, or a predicate for index
@@ -56,21 +72,11 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
       };
       twobody::detail::host_sink<Record, decltype(deliver)> sink(deliver);
       join_stats const st = twobody::detail::run_join<default_input, default_join_output>(sub, e, sink, jopt, s);
-      w.st.results += st.results;
-      w.st.estimated_results += st.estimated_results;
-      w.st.pool_records = std::max(w.st.pool_records, st.pool_records);
-      w.st.rounds += st.rounds;
-      w.st.units_rolled_back += st.units_rolled_back;
+      detail::add_join_stats(w.st, st);
     },
     [&](worker& w, cudaStream_t) { return w.st; });
   join_stats total;
-  for (auto const& st : per_worker) {
-    total.results += st.results;
-    total.estimated_results += st.estimated_results;
-    total.pool_records = std::max(total.pool_records, st.pool_records);
-    total.rounds += st.rounds;
-    total.units_rolled_back += st.units_rolled_back;
-  }
+  for (auto const& st : per_worker) { detail::add_join_stats(total, st); }
   if (stats != nullptr) { *stats = sst; }
   return total;
 }
