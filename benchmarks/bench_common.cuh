@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +70,18 @@ struct device_points {
   }
   twobody::points<T, 3> view() const { return twobody::make_points(n, c[0], c[1], c[2]); }
 };
+
+/// The 64 blob centres of the clustered data sets, drawn from `u` (in order, so the data stay
+/// what the committed results measured).
+template <int D>
+std::vector<std::array<float, D>> blob_centres(std::mt19937& rng, std::uniform_real_distribution<float>& u)
+{
+  std::vector<std::array<float, D>> centres(64);
+  for (auto& c : centres) {
+    for (auto& x : c) { x = u(rng); }
+  }
+  return centres;
+}
 
 /// D float coordinate arrays on the device, uploaded once from host vectors (the grid
 /// benchmarks' data sets).

@@ -39,10 +39,7 @@ device_cloud<D> const& data(long long n, float side, shape s)
     std::mt19937 rng(4242 + D);
     std::uniform_real_distribution<float> u(0.f, side);
     std::normal_distribution<float> g(0.f, side / 100.f);
-    std::vector<std::array<float, D>> centres(64);
-    for (auto& c : centres) {
-      for (auto& x : c) { x = u(rng); }
-    }
+    auto const centres = blob_centres<D>(rng, u);
     std::vector<float> h[D];
     for (auto& v : h) { v.resize(static_cast<std::size_t>(n)); }
     for (long long i = 0; i < n; ++i) {

@@ -46,10 +46,7 @@ device_cloud<D> const& data(long long n, dist s)
     std::uniform_real_distribution<float> u(0.f, 100.f);
     std::exponential_distribution<float> e(40.f);
     std::normal_distribution<float> g(0.f, 1.f);
-    std::vector<std::array<float, D>> centres(64);
-    for (auto& c : centres) {
-      for (auto& x : c) { x = u(rng); }
-    }
+    auto const centres = blob_centres<D>(rng, u);
     std::vector<float> h[D];
     for (auto& v : h) { v.resize(static_cast<std::size_t>(n)); }
     for (long long i = 0; i < n; ++i) {
