@@ -107,3 +107,46 @@ TEST(BlockPlan, BadArgumentsAndBlockSizeRules)
   // 3e12 pairs/s, 12 bytes a point, 25 GB/s: blocks of at least 1440 points hide their copies.
   EXPECT_EQ(min_block_points_for_overlap(3e12, 12, 25e9), 1440);
 }
+
+TEST(BlockPlan, BlockSizeForSeveralWorkersAndBlockViews)
+{
+  using twobody::host::block_points_for_pairs;
+  // For each mode and awkward sizes: the result gives at least the asked block pairs (or blocks
+  // of one point), never exceeds the given size, and is the largest such size.
+  for (pair_mode mode : {pair_mode::self, pair_mode::ordered, pair_mode::cross}) {
+    for (std::int64_t na : {1, 2, 7, 100, 1001, 1 << 20}) {
+      for (std::int64_t nb : {1, 13, 1001}) {
+        if (mode != pair_mode::cross && nb != na) { continue; }
+        for (std::size_t want : {1u, 2u, 16u, 48u, 128u}) {
+          SCOPED_TRACE(std::string(twobody::to_string(mode)) + " na=" + std::to_string(na) + " nb=" +
+                       std::to_string(nb) + " want=" + std::to_string(want));
+          std::int64_t const start = std::max(na, nb);
+          std::int64_t const bs    = block_points_for_pairs(mode, na, nb, start, want);
+          ASSERT_GE(bs, 1);
+          ASSERT_LE(bs, start);
+          std::size_t const got = block_plan::make(mode, na, nb, bs).size();
+          EXPECT_TRUE(got >= want || bs == 1) << "bs=" << bs << " gives " << got;
+          if (bs < start) {  // one point more per block would give too few block pairs
+            EXPECT_LT(block_plan::make(mode, na, nb, bs + 1).size(), want) << "bs=" << bs;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(block_points_for_pairs(pair_mode::self, 1000, 1000, 300, 1), 300);  // the cap stays
+  EXPECT_THROW(block_points_for_pairs(pair_mode::self, 10, 10, 0, 4), twobody::error);
+
+  // block_of: a view of a range, weights included, no copy.
+  std::vector<float> x(10), y(10), w(10);
+  for (int i = 0; i < 10; ++i) {
+    x[i] = float(i);
+    y[i] = float(2 * i);
+    w[i] = float(i) / 4;
+  }
+  auto const set = twobody::make_weighted_points(10, w.data(), x.data(), y.data());
+  auto const b   = twobody::host::block_of(set, {6, 3});
+  EXPECT_EQ(b.size, 3);
+  EXPECT_EQ(b[0].x[0], 6.f);
+  EXPECT_EQ(b[2].x[1], 16.f);
+  EXPECT_EQ(b.weight(1), 7.f / 4);
+}

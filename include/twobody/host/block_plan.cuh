@@ -132,6 +132,38 @@ class block_plan {
   std::int64_t ba_ = 0, bb_ = 0;
 };
 
+/// A view of points [r.begin, r.begin + r.size) of `set` (host or device memory: no copy).
+template <class Points>
+Points block_of(Points const& set, block_range r)
+{
+  Points p = set;
+  for (int d = 0; d < Points::dims; ++d) { p.coords[d] = set.coords[d] + r.begin; }
+  if constexpr (Points::weighted) { p.weights = set.weights + r.begin; }
+  p.size = r.size;
+  return p;
+}
+
+/// The largest block size <= `block_points` that splits the pairs of a set (sizes na, nb) into
+/// at least `min_block_pairs` block pairs (or gives blocks of one point), so that several
+/// workers can share them evenly.
+inline size_type block_points_for_pairs(pair_mode mode, size_type na, size_type nb, size_type block_points,
+                                        std::size_t min_block_pairs)
+{
+  TWOBODY_EXPECTS(block_points >= 1, "block_points_for_pairs: blocks need at least one point");
+  size_type bs = std::min(block_points, std::max<size_type>(1, std::max(na, nb)));
+  if (na <= 0 || nb <= 0) { return bs; }  // no pairs at any size
+  while (bs > 1 && block_plan::make(mode, na, nb, bs).size() < min_block_pairs) {
+    // The next smaller size at which a set gets one more block (sizes in between change nothing).
+    size_type next = 1;
+    for (size_type n : {na, nb}) {
+      size_type const blocks = (n + bs - 1) / bs;
+      if (blocks < n) { next = std::max(next, (n + blocks - 1) / blocks - 1); }
+    }
+    bs = next;
+  }
+  return bs;
+}
+
 /// Block size for a device memory budget: `resident_blocks` blocks (e.g. A and B blocks, each
 /// double-buffered so the next copy overlaps the current kernel: 4) of `bytes_per_point` each
 /// must fit; capped at `max_points` (one launch takes fewer than 2^32 points per side).

@@ -54,7 +54,9 @@ struct scale_progress {
 struct scale_options {
   /// Device memory for resident blocks; 0: a quarter of the free memory.
   std::size_t device_memory_budget = 0;
-  /// Points per block; 0: the most the budget allows for `resident_blocks` blocks.
+  /// Points per block; 0: the most the budget allows for `resident_blocks` blocks, made smaller
+  /// where needed so that several workers (devices x parts) get at least
+  /// `block_pairs_per_worker` block pairs each.
   size_type block_points = 0;
   /// Blocks kept on the device at once (at least 3: the A block, the B block computing and
   /// the next B block copying).
@@ -67,13 +69,23 @@ struct scale_options {
   /// Time each block pair's kernels with CUDA events (scale_stats::kernel_seconds), to compare
   /// the end-to-end time with the compute alone.
   bool time_kernels = false;
+  /// Run only the block pairs k with k % parts == part: one share of a run split over processes
+  /// (MPI ranks, see twobody/host/mpi.cuh, or the jobs of a job array). The outputs are that
+  /// share's partial sums; every part must use the same block size (set block_points).
+  std::size_t part  = 0;
+  std::size_t parts = 1;
 };
+
+/// Block pairs per worker the default block size aims at with several workers (a dynamic
+/// queue of that many keeps the last-finishing worker within a few percent of the others).
+inline constexpr std::size_t block_pairs_per_worker = 32;
 
 /// How a block run went.
 struct scale_stats {
   size_type block_points   = 0;
   std::size_t block_pairs  = 0;
   std::size_t blocks_copied = 0;
+  unsigned long long pairs = 0;  ///< point pairs of the block pairs run (this part's share)
   double seconds           = 0;  ///< wall clock of the block loop, copies included
   double kernel_seconds    = 0;  ///< sum of the block pairs' kernel times, all devices (time_kernels only)
 };
@@ -89,6 +101,23 @@ inline std::vector<int> all_devices()
 }
 
 namespace detail {
+
+/// The running progress record of a block loop: add() counts one block pair and calls the
+/// caller's callback (if any). Not thread-safe; the caller serializes.
+struct progress_meter {
+  scale_progress pr;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  explicit progress_meter(std::size_t block_pairs_total) { pr.block_pairs_total = block_pairs_total; }
+  void add(std::function<void(scale_progress const&)> const& callback, unsigned long long pairs)
+  {
+    pr.block_pairs_done += 1;
+    pr.pairs_done += pairs;
+    pr.seconds     = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    pr.pairs_per_s = pr.seconds > 0 ? static_cast<double>(pr.pairs_done) / pr.seconds : 0;
+    if (callback) { callback(pr); }
+  }
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
 
 using twobody::detail::device_array;
 using twobody::detail::pinned_array;
@@ -204,9 +233,10 @@ struct owned_stream {
   }
 };
 
-/// The block size for `pairs` under `opt` (on the current device when the budget is free memory).
+/// The block size for `pairs` under `opt` (on the current device when the budget is free
+/// memory), for `workers` workers in all (devices x parts).
 template <class Points>
-size_type choose_block_points(pair_set<Points> const& pairs, scale_options const& opt)
+size_type choose_block_points(pair_set<Points> const& pairs, scale_options const& opt, std::size_t workers)
 {
   using T = typename Points::value_type;
   std::size_t const bytes_per_point = sizeof(T) * (Points::dims + (Points::weighted ? 1 : 0));
@@ -220,6 +250,9 @@ size_type choose_block_points(pair_set<Points> const& pairs, scale_options const
                   ("scale_options::block_points (" + std::to_string(bs) +
                    ") x resident_blocks does not fit the device memory budget of " + std::to_string(budget) + " bytes")
                     .c_str());
+  if (opt.block_points == 0 && workers > 1) {
+    bs = block_points_for_pairs(pairs.mode, pairs.a.size, pairs.b.size, bs, block_pairs_per_worker * workers);
+  }
   return bs;
 }
 
@@ -245,20 +278,24 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
 {
   twobody::detail::validate(pairs);
   TWOBODY_EXPECTS(opt.resident_blocks >= 3, "scale_options::resident_blocks must be at least 3");
+  TWOBODY_EXPECTS(opt.parts >= 1 && opt.part < opt.parts, "scale_options: need 0 <= part < parts");
   std::vector<int> const devices = devices_of(opt);
-  size_type const bs    = choose_block_points(pairs, opt);
+  size_type const bs    = choose_block_points(pairs, opt, devices.size() * opt.parts);
   block_plan const plan = block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, bs);
+  // This part's share: block pairs part, part + parts, ... (interleaved, so every part gets
+  // rows of every length).
+  std::size_t const share = plan.size() > opt.part ? (plan.size() - opt.part + opt.parts - 1) / opt.parts : 0;
+  auto const share_pair   = [&](std::size_t m) { return opt.part + m * opt.parts; };
   st              = {};
   st.block_points = bs;
-  st.block_pairs  = plan.size();
+  st.block_pairs  = share;
+  for (std::size_t m = 0; m < share; ++m) { st.pairs += plan.pair_count(plan[share_pair(m)]); }
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;  // guards the progress record, the callback and the first error
   std::exception_ptr first_error;
-  scale_progress pr;
-  pr.block_pairs_total = plan.size();
-  auto const t0 = std::chrono::steady_clock::now();
+  progress_meter progress(share);
   std::vector<R> results(devices.size());
   std::vector<scale_stats> worker_stats(devices.size());
 
@@ -287,7 +324,8 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
         int const set_b      = pairs.mode == pair_mode::cross ? 1 : 0;  // self / ordered: both sides are A
         Points const& host_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
         scale_stats& ws      = worker_stats[w];
-        for (std::size_t k = next++; k < plan.size() && !stop; k = next++) {
+        for (std::size_t m = next++; m < share && !stop; m = next++) {
+          std::size_t const k = share_pair(m);
           block_pair const bp = plan[k];
           int sa = -1, sb = -1;
           Points const a = slots.acquire(0, bp.a, plan.range_a(bp.a), pairs.a, -1, compute.s, sa, ws.blocks_copied);
@@ -307,11 +345,7 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
           if (opt.progress) {
             std::lock_guard<std::mutex> lock(mutex);
             if (stop) { break; }
-            pr.block_pairs_done += 1;
-            pr.pairs_done += plan.pair_count(bp);
-            pr.seconds     = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            pr.pairs_per_s = pr.seconds > 0 ? static_cast<double>(pr.pairs_done) / pr.seconds : 0;
-            opt.progress(pr);
+            progress.add(opt.progress, plan.pair_count(bp));
           }
         }
         TWOBODY_CUDA_TRY(cudaStreamSynchronize(compute.s));
@@ -336,7 +370,7 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
   for (auto& t : threads) { t.join(); }
   (void)cudaSetDevice(caller_device);
   if (first_error) { std::rethrow_exception(first_error); }
-  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.seconds = progress.seconds();
   for (auto const& ws : worker_stats) {
     st.blocks_copied += ws.blocks_copied;
     st.kernel_seconds += ws.kernel_seconds;
@@ -387,7 +421,7 @@ histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Po
     for (std::size_t i = 0; i < p.size(); ++i) { all[i] += p[i]; }
   }
   if (stats != nullptr) { *stats = st; }
-  return twobody::detail::to_histogram_result(std::move(all), pairs.count());
+  return twobody::detail::to_histogram_result(std::move(all), st.pairs);  // the pairs of this part
 }
 
 /// Pairs with pred(a, b) true (weighted: the sum of w_i w_j) over `pairs` in host memory.

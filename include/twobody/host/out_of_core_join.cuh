@@ -35,6 +35,16 @@ inline void add_join_stats(join_stats& total, join_stats const& st)
   total.units_rolled_back += st.units_rolled_back;
 }
 
+/// Rewrites block-local record indices to set positions (block p.a of A starts at a_begin).
+template <class Record>
+void shift_records(Record* r, std::size_t n, std::uint32_t a_begin, std::uint32_t b_begin)
+{
+  for (std::size_t k = 0; k < n; ++k) {
+    r[k].i += a_begin;
+    r[k].j += b_begin;
+  }
+}
+
 }  // namespace detail
 
 /// Calls consume(records, n) (host memory, valid during the call; one call at a time) for the
@@ -63,10 +73,7 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
       std::vector<Record> shifted;
       auto deliver = [&](Record const* r, std::size_t n) {
         shifted.assign(r, r + n);
-        for (Record& rec : shifted) {
-          rec.i += a_begin;
-          rec.j += b_begin;
-        }
+        detail::shift_records(shifted.data(), n, a_begin, b_begin);
         std::lock_guard<std::mutex> lock(consume_mutex);
         consume(static_cast<Record const*>(shifted.data()), n);
       };
