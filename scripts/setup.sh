@@ -33,7 +33,7 @@ pkg_installed() {
 # ---------------------------------------------------------------------------
 # System packages
 # ---------------------------------------------------------------------------
-REQUIRED_PKGS=(cmake g++ libgtest-dev libgmock-dev libbenchmark-dev libomp-dev python3-matplotlib)
+REQUIRED_PKGS=(cmake g++ libgtest-dev libgmock-dev libbenchmark-dev libomp-dev python3-matplotlib libopenmpi-dev openmpi-bin)
 OPTIONAL_PKGS=(ninja-build)
 
 missing=()

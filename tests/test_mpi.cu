@@ -1,0 +1,309 @@
+// Tests of the MPI layer (twobody/host/mpi.cuh), run by ctest as 2 and 3 ranks (mpirun). Every
+// test is collective: each rank runs it. Histograms, counts and joins spread over the ranks
+// equal the whole run on one process (integer coordinates, dyadic weights: exact in any order)
+// for self, cross and ordered pairs and awkward block sizes; errors on one rank reach every
+// rank, named; the GPU backend (skipped without a GPU) equals the CPU backend.
+#include "common.cuh"
+
+#include <twobody/cpu/backend.cuh>
+#include <twobody/host/mpi.cuh>
+
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace twobody;
+
+struct mpi_place {
+  int rank = 0, size = 1;
+  mpi_place()
+  {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+};
+
+template <class H>
+void expect_same(H const& got, H const& want)
+{
+  EXPECT_EQ(got.counts, want.counts);
+  EXPECT_EQ(got.outside, want.outside);
+  EXPECT_EQ(got.pairs, want.pairs);
+}
+
+unsigned long long sum_over_ranks(unsigned long long v)
+{
+  unsigned long long s = 0;
+  MPI_Allreduce(&v, &s, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+template <class V>
+std::vector<std::pair<std::uint32_t, std::uint32_t>> keys(V v)
+{
+  sort_by_index(v);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> k;
+  for (auto const& r : v) { k.emplace_back(r.i, r.j); }
+  return k;
+}
+
+/// Expects `call` to throw twobody::error on this rank with `rank_prefix` and `text` in it.
+template <class Call>
+void expect_rank_error(Call&& call, std::string const& rank_prefix, std::string const& text)
+{
+  try {
+    call();
+    ADD_FAILURE() << "expected a twobody::error";
+  } catch (twobody::error const& e) {
+    std::string const what = e.what();
+    EXPECT_EQ(what.rfind(rank_prefix, 0), 0u) << what;
+    EXPECT_NE(what.find(text), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+
+TEST(MpiCpu, HistogramsOverTheRanksEqualTheWholeRun)
+{
+  mpi_place const at;
+  tbt::host_points<float, 3> ha(1201, 11, 40), hb(433, 12, 40);
+  distance_bins<float> const bins(50.f, 23);
+  for (size_type bs : {0, 37, 500, 5000}) {  // default, awkward, few block pairs, one block (idle ranks)
+    SCOPED_TRACE("block_points " + std::to_string(bs));
+    mpi::options opt;
+    opt.backend            = mpi::backend::cpu;
+    opt.scale.block_points = bs;
+    for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+      SCOPED_TRACE(tbt::mode_name(mode));
+      auto const pairs = tbt::make_pairs(mode, ha.view(), hb.view());
+      std::vector<unsigned long long> want(bins.size() + 1);
+      cpu::histogram(pairs, squared_euclidean{}, bins, want.data());
+      host::scale_stats st;
+      auto const got = mpi::histogram(pairs, squared_euclidean{}, bins, opt, &st);
+      expect_same(got, detail::to_histogram_result(want, pairs.count()));
+      EXPECT_EQ(sum_over_ranks(st.pairs), pairs.count());  // the shares cover the run once
+    }
+  }
+  // Weighted sets (dyadic weights: exact double sums).
+  mpi::options opt;
+  opt.backend            = mpi::backend::cpu;
+  opt.scale.block_points = 101;
+  auto const wpairs      = self_pairs(ha.weighted_view());
+  std::vector<double> want(bins.size() + 1);
+  cpu::histogram(wpairs, squared_euclidean{}, bins, want.data());
+  auto const got = mpi::histogram(wpairs, squared_euclidean{}, bins, opt);
+  EXPECT_EQ(got.counts, std::vector<double>(want.begin(), want.end() - 1));
+  EXPECT_EQ(got.outside, want.back());
+}
+
+TEST(MpiCpu, CountsProgressAndEmptySets)
+{
+  mpi_place const at;
+  tbt::host_points<float, 2> h(2000, 21, 64);
+  mpi::options opt;
+  opt.backend = mpi::backend::cpu;
+  host::scale_progress last;
+  std::size_t calls = 0;
+  opt.scale.progress = [&](host::scale_progress const& p) {
+    ++calls;
+    last = p;
+  };
+  host::scale_stats st;
+  auto const n = mpi::count_pairs(self_pairs(h.view()), within_radius(9.f), opt, &st);
+  EXPECT_EQ(n, cpu::count_pairs(self_pairs(h.view()), within_radius(9.f)));
+  // Default blocks give every rank block_pairs_per_worker block pairs or more; the shares
+  // add up to the plan, and each rank's progress ends at its own share.
+  EXPECT_GE(st.block_pairs, host::block_pairs_per_worker);
+  EXPECT_EQ(calls, st.block_pairs);
+  EXPECT_EQ(last.block_pairs_done, last.block_pairs_total);
+  EXPECT_EQ(last.pairs_done, st.pairs);
+  auto const plan = host::block_plan::make(pair_mode::self, h.n, h.n, st.block_points);
+  EXPECT_EQ(sum_over_ranks(st.block_pairs), plan.size());
+  EXPECT_EQ(sum_over_ranks(st.pairs), self_pairs(h.view()).count());
+
+  auto const w = mpi::count_pairs(cross_pairs(h.weighted_view(), h.weighted_view()), within_radius(9.f), opt);
+  EXPECT_EQ(w, cpu::count_pairs(cross_pairs(h.weighted_view(), h.weighted_view()), within_radius(9.f)));
+
+  points<float, 2> empty;
+  opt.scale.progress = nullptr;
+  EXPECT_EQ(mpi::count_pairs(self_pairs(empty), within_radius(1.f), opt), 0u);
+  auto const e = mpi::histogram(cross_pairs(h.view(), empty), euclidean{}, uniform_bins<float>(0.f, 10.f, 4), opt);
+  EXPECT_EQ(e.pairs, 0u);
+  EXPECT_EQ(e.counts, std::vector<unsigned long long>(4, 0));
+}
+
+TEST(MpiCpu, JoinsAreGatheredOnTheRootWithSetIndices)
+{
+  mpi_place const at;
+  tbt::host_points<float, 3> ha(900, 31, 30), hb(700, 32, 30);
+  within_eps_fn<float> const pred{9.f};
+  for (int root : {0, at.size - 1}) {
+    SCOPED_TRACE("root " + std::to_string(root));
+    mpi::options opt;
+    opt.backend            = mpi::backend::cpu;
+    opt.root               = root;
+    opt.scale.block_points = 97;
+    for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+      SCOPED_TRACE(tbt::mode_name(mode));
+      auto const pairs = tbt::make_pairs(mode, ha.view(), hb.view());
+      auto const got   = mpi::join(pairs, pred, opt);
+      if (at.rank != root) {
+        EXPECT_TRUE(got.empty());
+        continue;
+      }
+      auto const want = cpu::join(pairs, pred);
+      ASSERT_FALSE(want.empty());
+      EXPECT_EQ(keys(got), keys(want));
+      if (mode == pair_mode::self) {
+        for (auto const& r : got) { ASSERT_LT(r.i, r.j); }
+      }
+    }
+  }
+  // Records with values keep them.
+  mpi::options opt;
+  opt.backend            = mpi::backend::cpu;
+  opt.scale.block_points = 128;
+  emit_pairs_within<squared_euclidean, float> const x{{}, 9.f};
+  auto got = mpi::join(self_pairs(ha.view()), x, opt);
+  if (at.rank == 0) {
+    auto want = cpu::join(self_pairs(ha.view()), x);
+    sort_by_index(got);
+    sort_by_index(want);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].i, want[k].i);
+      EXPECT_EQ(got[k].j, want[k].j);
+      EXPECT_EQ(got[k].value, want[k].value);
+    }
+  }
+}
+
+TEST(MpiCpu, AFailureOnOneRankReachesEveryRankNamed)
+{
+  mpi_place const at;
+  if (at.size < 2) { GTEST_SKIP() << "needs 2 or more ranks (mpirun -np 2)"; }
+  tbt::host_points<float, 3> h(800, 41, 40);
+  distance_bins<float> const bins(50.f, 16);
+  int const last = at.size - 1;
+  std::string const last_prefix = "rank " + std::to_string(last) + ": ";
+
+  // The last rank's progress callback throws (cancels its share); every rank gets its error.
+  mpi::options opt;
+  opt.backend            = mpi::backend::cpu;
+  opt.scale.block_points = 50;
+  opt.scale.progress     = [&](host::scale_progress const& p) {
+    if (at.rank == last && p.block_pairs_done == 3) { throw std::runtime_error("stopped by the user"); }
+  };
+  expect_rank_error([&] { (void)mpi::histogram(self_pairs(h.view()), squared_euclidean{}, bins, opt); }, last_prefix,
+                    "stopped by the user");
+  expect_rank_error([&] { (void)mpi::join(self_pairs(h.view()), within_eps_fn<float>{4.f}, opt); }, last_prefix,
+                    "stopped by the user");
+
+  // Several failing ranks: the lowest one is named.
+  opt.scale.progress = [&](host::scale_progress const&) { throw std::runtime_error("rank-local failure"); };
+  expect_rank_error([&] { (void)mpi::count_pairs(self_pairs(h.view()), within_radius(3.f), opt); }, "rank 0: ",
+                    "rank-local failure");
+  opt.scale.progress = nullptr;
+
+  // Ranks that pass different sets: a clear error on every rank, not a wrong answer or a hang.
+  auto p = h.view();
+  if (at.rank == last) { p.size -= 1; }
+  try {
+    (void)mpi::histogram(self_pairs(p), squared_euclidean{}, bins, opt);
+    ADD_FAILURE() << "expected an error";
+  } catch (twobody::error const& e) {
+    EXPECT_NE(std::string(e.what()).find("every rank must pass the same pair set"), std::string::npos) << e.what();
+  }
+  // A root that is not a rank.
+  mpi::options bad_root = opt;
+  bad_root.root         = at.size;
+  EXPECT_THROW((void)mpi::join(self_pairs(h.view()), within_eps_fn<float>{4.f}, bad_root), twobody::error);
+
+  // The communicator is still usable: a clean run gives the right answer.
+  std::vector<unsigned long long> want(bins.size() + 1);
+  cpu::histogram(self_pairs(h.view()), squared_euclidean{}, bins, want.data());
+  EXPECT_EQ(mpi::histogram(self_pairs(h.view()), squared_euclidean{}, bins, opt).counts,
+            std::vector<unsigned long long>(want.begin(), want.end() - 1));
+}
+
+TEST(MpiGpu, WithoutAGpuEveryRankGetsAClearError)
+{
+  if (tbt::gpu_available()) { GTEST_SKIP() << "this machine has a GPU: the no-GPU error path is not reachable"; }
+  tbt::host_points<float, 3> h(100, 51, 10);
+  mpi::options opt;  // GPU backend
+  expect_rank_error([&] { (void)mpi::count_pairs(self_pairs(h.view()), within_radius(3.f), opt); }, "rank 0: ",
+                    "cudaGetDeviceCount");
+}
+
+TEST(MpiGpu, GpuBackendEqualsTheCpuBackend)
+{
+  TBT_REQUIRE_GPU();
+  mpi_place const at;
+  tbt::host_points<float, 3> ha(30011, 61, 100), hb(9001, 62, 100);
+  distance_bins<float> const bins(400.f, 64);
+  mpi::options gpu;  // one GPU per rank (ranks share it where the node has fewer)
+  gpu.scale.block_points = 4000;
+  mpi::options cpu_opt   = gpu;
+  cpu_opt.backend        = mpi::backend::cpu;
+  for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+    SCOPED_TRACE(tbt::mode_name(mode));
+    auto const pairs = tbt::make_pairs(mode, ha.view(), hb.view());
+    expect_same(mpi::histogram(pairs, squared_euclidean{}, bins, gpu),
+                mpi::histogram(pairs, squared_euclidean{}, bins, cpu_opt));
+    EXPECT_EQ(mpi::count_pairs(pairs, within_radius(7.f), gpu), mpi::count_pairs(pairs, within_radius(7.f), cpu_opt));
+    auto const g = mpi::join(pairs, within_eps_fn<float>{9.f}, gpu);
+    auto const c = mpi::join(pairs, within_eps_fn<float>{9.f}, cpu_opt);
+    if (at.rank == 0) { EXPECT_EQ(keys(g), keys(c)); }
+  }
+  // The default block size (each rank's budget, agreed on the smallest) and the weighted path.
+  mpi::options dflt;
+  host::scale_stats st;
+  auto const w = mpi::histogram(self_pairs(ha.weighted_view()), squared_euclidean{}, bins, dflt, &st);
+  std::vector<double> want(bins.size() + 1);
+  cpu::histogram(self_pairs(ha.weighted_view()), squared_euclidean{}, bins, want.data());
+  EXPECT_EQ(w.counts, std::vector<double>(want.begin(), want.end() - 1));
+  EXPECT_GE(st.block_pairs, host::block_pairs_per_worker);
+}
+
+namespace {
+
+/// Ranks other than 0 print only their failures (prefixed with the rank), so the log reads as
+/// one report: rank 0's.
+class failures_only : public ::testing::EmptyTestEventListener {
+ public:
+  explicit failures_only(int rank) : rank_(rank) {}
+  void OnTestPartResult(::testing::TestPartResult const& r) override
+  {
+    if (r.failed()) {
+      std::printf("[rank %d] %s:%d: Failure\n%s\n", rank_, r.file_name() ? r.file_name() : "?", r.line_number(),
+                  r.summary());
+    }
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  mpi_place const at;
+  if (at.rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new failures_only(at.rank));
+  }
+  int const rc = RUN_ALL_TESTS();
+  int worst    = rc;  // any rank's failure fails the run on every rank
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
