@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,6 +52,22 @@ inline long long point_count(int argc, char** argv, long long gpu_default, long 
     return 0;
   }
   return n;
+}
+
+/// A callback for twobody::host::scale_options::progress: one line on stderr, rewritten in place
+/// at most twice a second, ended after the last block pair. (Runs are serialized by the library.)
+inline auto progress_line(std::string what)
+{
+  auto last = std::make_shared<double>(-1.0);
+  return [what, last](auto const& p) {
+    bool const done = p.block_pairs_done == p.block_pairs_total;
+    if (!done && p.seconds - *last < 0.5) { return; }
+    *last = p.seconds;
+    std::fprintf(stderr, "\r%s: block pairs %zu/%zu, %.3g pairs, %.3g pairs/s, %.1f s%s", what.c_str(),
+                 p.block_pairs_done, p.block_pairs_total, double(p.pairs_done), p.pairs_per_s, p.seconds,
+                 done ? "\n" : "   ");
+    std::fflush(stderr);
+  };
 }
 
 /// n uniform random points in [0, side)^3 (fixed seed).

@@ -1,0 +1,99 @@
+// SDH spread over MPI ranks (twobody/host/mpi.cuh): every rank makes the same points (fixed
+// seed), takes its share of the block pairs on its GPU (or on its cores with the CPU backend
+// where there is no GPU), and MPI_Allreduce sums the histograms. Rank 0 prints a progress line
+// for its share and the result; with --check it also computes the histogram alone (one GPU,
+// in core; the CPU backend without a GPU) and compares every bin.
+//
+//   mpirun -np 2 example_mpi_sdh [N] [--check]   (default N = 2^22 on GPUs, 2^13 on CPUs)
+#include <twobody/twobody.cuh>
+#include <twobody/host/mpi.cuh>
+
+#include "example_common.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+int run(int argc, char** argv)
+{
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bool const check = argc > 1 && std::strcmp(argv[argc - 1], "--check") == 0;
+  if (check) { --argc; }
+  bool const gpu    = example::have_gpu();
+  long long const n = example::point_count(argc, argv, 1ll << 22, 1ll << 13, gpu);
+  if (n == 0) { return 1; }
+  float const box = 100.f;
+  example::cloud const pts = example::uniform_box(n, box, 7);  // the same on every rank
+  auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
+  twobody::distance_bins<float> const bins(box * std::sqrt(3.f), 256);
+
+  twobody::mpi::options opt;
+  opt.backend = gpu ? twobody::mpi::backend::gpu : twobody::mpi::backend::cpu;
+  if (rank == 0) { opt.scale.progress = example::progress_line("rank 0"); }
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto const t0 = std::chrono::steady_clock::now();
+  twobody::host::scale_stats st;
+  auto const h = twobody::mpi::histogram(pairs, twobody::squared_euclidean{}, bins, opt, &st);
+  double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (rank != 0) { return 0; }
+  std::printf("SDH, 256 bins, %lld points, %d rank(s) on %s: %llu pairs (%.3f s, %.3g pairs/s); rank 0 ran %zu "
+              "block pairs of %lld points\n",
+              n, size, gpu ? "GPUs" : "CPUs", h.pairs, s, double(h.pairs) / s, st.block_pairs,
+              static_cast<long long>(st.block_points));
+  unsigned long long total = h.outside;
+  for (auto c : h.counts) { total += c; }
+  if (total != h.pairs || h.pairs != pairs.count()) {
+    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu, expected %llu\n", total, h.pairs,
+                pairs.count());
+    return 1;
+  }
+  if (check) {
+    auto const t1 = std::chrono::steady_clock::now();
+    std::vector<unsigned long long> one(bins.size() + 1);
+    if (gpu) {
+      auto const r = twobody::histogram(pairs, twobody::squared_euclidean{}, bins);  // one GPU, in core
+      std::copy(r.counts.begin(), r.counts.end(), one.begin());
+      one.back() = r.outside;
+    } else {
+      twobody::cpu::histogram(pairs, twobody::squared_euclidean{}, bins, one.data());
+    }
+    double const s1 = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    std::vector<unsigned long long> got(h.counts);
+    got.push_back(h.outside);
+    if (got != one) {
+      std::printf("CHECK FAILED: the %d-rank histogram differs from the one-%s histogram\n", size, gpu ? "GPU" : "CPU");
+      return 1;
+    }
+    std::printf("check: all 256 bins and outside equal the one-%s histogram (%.3f s alone, %.2fx)\n",
+                gpu ? "GPU" : "process", s1, s1 / s);
+  }
+  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  int rc = 1;
+  try {
+    rc = run(argc, argv);
+  } catch (twobody::error const& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());  // every rank gets the same error, named by rank
+  }
+  // A rank that fails alone must not leave the others waiting: agree on the exit code.
+  int worst = rc;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
