@@ -214,13 +214,13 @@ inline bool parse_sizes(char const* v, std::vector<long long>& out)
   return true;
 }
 
-/// Takes --sizes=... out of the command line (the rest goes on to Google Benchmark); false on
-/// a bad list. For benchmarks whose only own flag is --sizes.
-inline bool take_sizes_flag(int& argc, char** argv, std::vector<long long>& sizes)
+/// Takes `flag`=... (a list of sizes) out of the command line (the rest goes on to Google
+/// Benchmark); false on a bad list. For benchmarks whose only own flags are size lists.
+inline bool take_sizes_flag(int& argc, char** argv, std::vector<long long>& sizes, char const* flag = "--sizes")
 {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
-    if (char const* v = value_of(argv[i], "--sizes")) {
+    if (char const* v = value_of(argv[i], flag)) {
       if (!parse_sizes(v, sizes)) { return false; }
     } else {
       argv[out++] = argv[i];

@@ -4,8 +4,14 @@
 //     counters: kernel_sum_s (the block pairs' kernel times, CUDA events) and
 //     e2e_over_kernels (wall clock / kernel sum: 1.0 means copies hide completely);
 //   sdh256_host/in_core:     histogram() on the same host arrays (staged to the device whole).
+// Several GPUs (host::scale_options::devices = the first g devices, default block size: one
+// block on one GPU, at least block_pairs_per_worker block pairs per GPU on several), points in
+// host memory, wall clock of the whole call:
+//   sdh256/gpus_<g>: 256-bin SDH (squared distances binned by distance, the suite's fast path);
+//   2pcf/gpus_<g>:   pair count within r = 5.
+//   scripts/scale_devices_table.py prints the speedups over one GPU.
 //
-//   bench_scale [--sizes=4194304] [google benchmark flags]
+//   bench_scale [--sizes=4194304] [--device_sizes=16777216] [google benchmark flags]
 #include "bench_common.cuh"
 
 #include <twobody/host/out_of_core.cuh>
@@ -16,6 +22,7 @@ using namespace bench;
 
 struct config {
   std::vector<long long> sizes{1ll << 22};
+  std::vector<long long> device_sizes{1ll << 24};
 } cfg;
 
 void bench_sdh(benchmark::State& state, bool out_of_core)
@@ -48,8 +55,45 @@ void bench_sdh(benchmark::State& state, bool out_of_core)
   });
 }
 
+/// sdh256 (sdh = true) or 2pcf on the first `gpus` devices.
+void bench_devices(benchmark::State& state, bool sdh, int gpus)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const& h     = host_data<float>(n);
+    twobody::host::scale_options opt;
+    for (int d = 0; d < gpus; ++d) { opt.devices.push_back(d); }
+    twobody::host::scale_stats st;
+    gpu_timer t;
+    t.run_wall(state, [&](cudaStream_t, long long it) {
+      auto p = h.view();
+      if (it < 0) { p.size = std::min<long long>(p.size, 65536); }
+      if (sdh) {
+        benchmark::DoNotOptimize(
+          twobody::host::histogram(twobody::self_pairs(p), twobody::squared_euclidean{}, sdh_bins(256), opt, &st));
+      } else {
+        benchmark::DoNotOptimize(twobody::host::count_pairs(twobody::self_pairs(p), twobody::within_radius(radius), opt, &st));
+      }
+    });
+    set_counters(state, self_pair_count(n));
+    state.counters["gpus"]         = gpus;
+    state.counters["block_pairs"]  = double(st.block_pairs);
+    state.counters["block_points"] = double(st.block_points);
+  });
+}
+
 void register_gpu()
 {
+  int devices = 0;
+  EXAMPLE_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  for (bool sdh : {true, false}) {
+    for (int g = 1; g <= devices; g *= 2) {
+      std::string const name = std::string(sdh ? "sdh256" : "2pcf") + "/gpus_" + std::to_string(g);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { bench_devices(s, sdh, g); });
+      b->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true)->UseManualTime()->Iterations(1);
+      for (long long n : cfg.device_sizes) { b->Arg(n); }
+    }
+  }
   for (bool ooc : {true, false}) {
     auto* b = benchmark::RegisterBenchmark(ooc ? "sdh256_host/out_of_core" : "sdh256_host/in_core",
                                            [=](benchmark::State& s) { bench_sdh(s, ooc); });
@@ -62,7 +106,9 @@ void register_gpu()
 
 int main(int argc, char** argv)
 {
-  if (!take_sizes_flag(argc, argv, cfg.sizes)) { return 1; }
+  if (!take_sizes_flag(argc, argv, cfg.sizes) || !take_sizes_flag(argc, argv, cfg.device_sizes, "--device_sizes")) {
+    return 1;
+  }
   if (record_context()) { register_gpu(); }
   return run_registered(argc, argv);
 }

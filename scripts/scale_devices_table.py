@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Speedup table of the several-GPU rows of a bench_scale JSON file: per workload and N, the
+median wall time and pairs/s on g GPUs and the speedup over one GPU of the same run.
+
+    python3 scripts/scale_devices_table.py scale_devices-h200-<date>.json
+
+Names are <workload>/gpus_<g>/<N> (sdh256, 2pcf); other rows are ignored.
+"""
+import json
+import re
+import sys
+
+NAME = re.compile(r"^(?P<work>[a-z0-9]+)/gpus_(?P<g>\d+)/(?P<n>\d+)")
+
+
+def medians(path):
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        m = NAME.match(b["name"])
+        if not m or b.get("error_occurred"):
+            continue
+        key = (m["work"], int(m["n"]), int(m["g"]))
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+        if key not in out or b.get("run_type") == "aggregate":
+            out[key] = {"s": b["real_time"] * scale, "pairs_per_s": b.get("pairs_per_s"),
+                        "block_pairs": b.get("block_pairs")}
+    return out
+
+
+def main():
+    rows = medians(sys.argv[1])
+    print("\n## Several GPUs: speedup over one GPU (median wall time, points in host memory)\n")
+    print("| workload | N | GPUs | block pairs | seconds | T pairs/s | speedup over 1 GPU |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for (work, n, g) in sorted(rows, key=lambda k: (k[0] != "sdh256", k[1], k[2])):
+        r = rows[(work, n, g)]
+        one = rows.get((work, n, 1))
+        speedup = f"{one['s'] / r['s']:.3f}x" if one else "-"
+        rate = f"{r['pairs_per_s'] / 1e12:.3g}" if r["pairs_per_s"] else "-"
+        size = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+        print(f"| {work} | {size} | {g} | {r['block_pairs']:.0f} | "
+              f"{r['s']:.3f} | {rate} | {speedup} |")
+
+
+if __name__ == "__main__":
+    main()
