@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 using twobody::pair_mode;
@@ -149,4 +150,40 @@ TEST(BlockPlan, BlockSizeForSeveralWorkersAndBlockViews)
   EXPECT_EQ(b[0].x[0], 6.f);
   EXPECT_EQ(b[2].x[1], 16.f);
   EXPECT_EQ(b.weight(1), 7.f / 4);
+}
+
+TEST(BlockPlan, SharesPartitionThePlanAndBalanceTheWork)
+{
+  using twobody::host::share_of;
+  for (pair_mode mode : {pair_mode::self, pair_mode::ordered, pair_mode::cross}) {
+    for (std::int64_t n : {0, 5, 100, 16777216}) {
+      for (std::int64_t bs : {1, 7, 1677721}) {
+        auto const plan = block_plan::make(mode, n, mode == pair_mode::cross ? n / 2 + 1 : n, bs);
+        if (plan.size() > 200000) { continue; }
+        for (std::size_t parts : {1u, 2u, 3u, 7u}) {
+          SCOPED_TRACE(std::string(twobody::to_string(mode)) + " n=" + std::to_string(n) + " bs=" +
+                       std::to_string(bs) + " parts=" + std::to_string(parts));
+          std::vector<int> owner(plan.size(), -1);
+          unsigned long long largest = 0, lo = ~0ull, hi = 0;
+          for (std::size_t k = 0; k < plan.size(); ++k) { largest = std::max(largest, plan.pair_count(plan[k])); }
+          for (std::size_t p = 0; p < parts; ++p) {
+            auto const mine = share_of(plan, p, parts);
+            EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));  // row order kept
+            unsigned long long load = 0;
+            for (std::size_t k : mine) {
+              ASSERT_LT(k, plan.size());
+              EXPECT_EQ(owner[k], -1) << "block pair " << k << " in two shares";
+              owner[k] = static_cast<int>(p);
+              load += plan.pair_count(plan[k]);
+            }
+            lo = std::min(lo, load);
+            hi = std::max(hi, load);
+          }
+          for (std::size_t k = 0; k < plan.size(); ++k) { EXPECT_NE(owner[k], -1) << "block pair " << k << " in no share"; }
+          if (plan.size() > 0) { EXPECT_LE(hi - lo, largest); }
+        }
+      }
+    }
+  }
+  EXPECT_THROW(share_of(block_plan::make(pair_mode::self, 10, 10, 3), 2, 2), twobody::error);
 }

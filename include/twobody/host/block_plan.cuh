@@ -24,7 +24,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace twobody::host {
 
@@ -131,6 +135,26 @@ class block_plan {
   size_type na_ = 0, nb_ = 0, bs_ = 1;
   std::int64_t ba_ = 0, bb_ = 0;
 };
+
+/// The block pairs (indices into `plan`, in row order) of part `part` of `parts`: each block pair
+/// in turn goes to the part with the fewest point pairs so far (ties: the lowest part), so the
+/// parts' work differs by at most one block pair, and every process computes the same split.
+inline std::vector<std::size_t> share_of(block_plan const& plan, std::size_t part, std::size_t parts)
+{
+  TWOBODY_EXPECTS(parts >= 1 && part < parts, "share_of: need 0 <= part < parts");
+  std::vector<std::size_t> mine;
+  using load = std::pair<unsigned long long, std::size_t>;  // (point pairs so far, part)
+  std::priority_queue<load, std::vector<load>, std::greater<load>> least;
+  for (std::size_t p = 0; p < parts; ++p) { least.push({0, p}); }
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    load l = least.top();
+    least.pop();
+    if (l.second == part) { mine.push_back(k); }
+    l.first += plan.pair_count(plan[k]);
+    least.push(l);
+  }
+  return mine;
+}
 
 /// A view of points [r.begin, r.begin + r.size) of `set` (host or device memory: no copy).
 template <class Points>

@@ -16,8 +16,9 @@
 /// same sizes and, of course, the same points); a rank reads only the blocks of its own block
 /// pairs, so the arrays may be memory-mapped files.
 ///
-/// Block pair k goes to rank k % size (interleaved, so each rank gets rows of every length); the
-/// block size is the smallest any rank's budget allows, made small enough for at least
+/// The block pairs are dealt out by work (host::share_of: each in turn to the rank with the fewest
+/// point pairs so far), so the ranks' shares differ by at most one block pair; the block size is
+/// the smallest any rank's budget allows, made small enough for at least
 /// host::block_pairs_per_worker block pairs per GPU (or per rank on the CPU).
 ///
 /// Errors: a failure on any rank (bad input, a CUDA error, a throwing progress callback) makes
@@ -196,12 +197,12 @@ void cpu_share(pair_set<Points> const& pairs, host::scale_options const& s, host
   cpu::detail::validate(pairs);
   host::block_plan const plan = host::block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, s.block_points);
   Points const& set_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  std::size_t const share = plan.size() > s.part ? (plan.size() - s.part + s.parts - 1) / s.parts : 0;
-  host::detail::progress_meter progress(share);
+  std::vector<std::size_t> const mine = host::share_of(plan, s.part, s.parts);
+  host::detail::progress_meter progress(mine.size());
   st              = {};
   st.block_points = s.block_points;
-  st.block_pairs  = share;
-  for (std::size_t k = s.part; k < plan.size(); k += s.parts) {
+  st.block_pairs  = mine.size();
+  for (std::size_t const k : mine) {
     host::block_pair const bp = plan[k];
     Points const a = host::block_of(pairs.a, plan.range_a(bp.a));
     Points const b = bp.diagonal ? a : host::block_of(set_b, plan.range_b(bp.b));

@@ -69,9 +69,10 @@ struct scale_options {
   /// Time each block pair's kernels with CUDA events (scale_stats::kernel_seconds), to compare
   /// the end-to-end time with the compute alone.
   bool time_kernels = false;
-  /// Run only the block pairs k with k % parts == part: one share of a run split over processes
-  /// (MPI ranks, see twobody/host/mpi.cuh, or the jobs of a job array). The outputs are that
-  /// share's partial sums; every part must use the same block size (set block_points).
+  /// Run only share `part` of `parts` of the block pairs (host::share_of: dealt out by work):
+  /// one share of a run split over processes (MPI ranks, see twobody/host/mpi.cuh, or the jobs
+  /// of a job array). The outputs are that share's partial sums; every part must use the same
+  /// block size (set block_points).
   std::size_t part  = 0;
   std::size_t parts = 1;
 };
@@ -282,10 +283,9 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
   std::vector<int> const devices = devices_of(opt);
   size_type const bs    = choose_block_points(pairs, opt, devices.size() * opt.parts);
   block_plan const plan = block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, bs);
-  // This part's share: block pairs part, part + parts, ... (interleaved, so every part gets
-  // rows of every length).
-  std::size_t const share = plan.size() > opt.part ? (plan.size() - opt.part + opt.parts - 1) / opt.parts : 0;
-  auto const share_pair   = [&](std::size_t m) { return opt.part + m * opt.parts; };
+  std::vector<std::size_t> const mine = share_of(plan, opt.part, opt.parts);
+  std::size_t const share             = mine.size();
+  auto const share_pair               = [&](std::size_t m) { return mine[m]; };
   st              = {};
   st.block_points = bs;
   st.block_pairs  = share;
