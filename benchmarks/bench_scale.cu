@@ -55,14 +55,20 @@ void bench_sdh(benchmark::State& state, bool out_of_core)
   });
 }
 
-/// sdh256 (sdh = true) or 2pcf on the first `gpus` devices.
-void bench_devices(benchmark::State& state, bool sdh, int gpus)
+/// sdh256 (sdh = true) or 2pcf on the first `gpus` devices; blocks_of > 0: the blocks the
+/// default would give `blocks_of` GPUs (to tell the cost of the blocks from that of the split).
+void bench_devices(benchmark::State& state, bool sdh, int gpus, int blocks_of = 0)
 {
   guarded(state, [&] {
     long long const n = state.range(0);
     auto const& h     = host_data<float>(n);
     twobody::host::scale_options opt;
     for (int d = 0; d < gpus; ++d) { opt.devices.push_back(d); }
+    if (blocks_of > 0) {
+      opt.block_points = twobody::host::block_points_for_pairs(twobody::pair_mode::self, n, n, n,
+                                                               twobody::host::block_pairs_per_worker * blocks_of);
+    }
+    opt.time_kernels = true;
     twobody::host::scale_stats st;
     gpu_timer t;
     t.run_wall(state, [&](cudaStream_t, long long it) {
@@ -79,6 +85,7 @@ void bench_devices(benchmark::State& state, bool sdh, int gpus)
     state.counters["gpus"]         = gpus;
     state.counters["block_pairs"]  = double(st.block_pairs);
     state.counters["block_points"] = double(st.block_points);
+    state.counters["kernel_sum_s"] = st.kernel_seconds;  // all devices
   });
 }
 
@@ -94,6 +101,11 @@ void register_gpu()
       for (long long n : cfg.device_sizes) { b->Arg(n); }
     }
   }
+  // One GPU with the blocks of two (one run: a diagnostic, the cost of the blocks alone).
+  auto* b = benchmark::RegisterBenchmark("sdh256/gpus_1_blocks_of_2",
+                                         [=](benchmark::State& s) { bench_devices(s, true, 1, 2); });
+  b->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+  for (long long n : cfg.device_sizes) { b->Arg(n); }
   for (bool ooc : {true, false}) {
     auto* b = benchmark::RegisterBenchmark(ooc ? "sdh256_host/out_of_core" : "sdh256_host/in_core",
                                            [=](benchmark::State& s) { bench_sdh(s, ooc); });

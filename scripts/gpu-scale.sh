@@ -5,7 +5,8 @@
 # the several-GPU benchmarks. Prints a summary last; logs and results go to $OUT.
 #
 #   BIN=.gpu OUT=$OUT bash scripts/gpu-scale.sh
-#   SKIP_TESTS=1 / SKIP_MPI=1 / SKIP_BENCH=1   leave those parts out
+#   SKIP_TESTS=1 / SKIP_MPI=1 / SKIP_BENCH=1   leave those parts out (SKIP_MEMCHECK=1: the
+#                                              memcheck run; SKIP_MPI_SDH=1: the MPI SDH)
 #   MPI_N=16777216                             points of the MPI SDH check
 #   DEVICE_SIZES=16777216                      points of the several-GPU benchmarks
 #
@@ -37,6 +38,8 @@ gtest_line() {  # name rc log
 if [[ -z "${SKIP_TESTS:-}" ]]; then
   "$BIN/test_gpu_out_of_core" > "$OUT/test_gpu_out_of_core.log" 2>&1
   gtest_line test_gpu_out_of_core $? "$OUT/test_gpu_out_of_core.log"
+fi
+if [[ -z "${SKIP_TESTS:-}" && -z "${SKIP_MEMCHECK:-}" ]]; then
   TWOBODY_TEST_QUICK=1 timeout 240 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 \
     "$BIN/test_gpu_out_of_core" --gtest_filter='GpuOutOfCore.SeveralWorkers*' > "$OUT/memcheck_out_of_core.log" 2>&1
   rc=$?
@@ -61,6 +64,8 @@ if [[ -z "${SKIP_MPI:-}" ]]; then
     # Rank 0 prints the report; the others print their failures ("[rank R] ...") and fail the run.
     gtest_line "test_mpi (np $ranks)" $rc "$OUT/test_mpi_$ranks.log"
   done
+fi
+if [[ -z "${SKIP_MPI:-}" && -z "${SKIP_MPI_SDH:-}" ]]; then
   log="$OUT/mpi_sdh-$slug-$day.log"
   { echo "# $gpu x $(nvidia-smi -L | wc -l), commit ${TWOBODY_COMMIT:-unknown}, $(date -u)";
     echo "# ${launcher[*]} -np 2 example_mpi_sdh ${MPI_N:-16777216} --check"; } > "$log"

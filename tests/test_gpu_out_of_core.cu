@@ -186,3 +186,28 @@ TEST(GpuOutOfCore, JoinsConcatenateBlockPairsWithSetIndices)
   auto const ref    = join(self_pairs(ha.view()), emit_pairs_within<squared_euclidean, float>{{}, 16.f}).to_host();
   EXPECT_EQ(keys(with_d), keys(ref));
 }
+
+TEST(GpuOutOfCore, BlockColumnsAreVectorAlignedForOddBlockSizes)
+{
+  TBT_REQUIRE_GPU();
+  using namespace twobody;
+  // An odd block size would put the y, z and weight columns of a slot off 16-byte alignment,
+  // and the kernels would fall back to scalar loads: columns start on 256-byte boundaries.
+  tbt::host_points<float, 3> h(3001, 97, 64);
+  host::detail::owned_stream copy, compute;
+  host::detail::block_slots<points<float, 3, true>> slots(3, 1001, copy.s);
+  int slot           = -1;
+  std::size_t copies = 0;
+  auto const v = slots.acquire(0, 1, {1001, 1001}, h.weighted_view(), -1, compute.s, slot, copies);
+  for (auto const* c : v.coords) { EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c) % 256, 0u); }
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.weights) % 256, 0u);
+  EXPECT_EQ(v.size, 1001);
+  EXPECT_EQ(copies, 1u);
+  ASSERT_EQ(cudaStreamSynchronize(compute.s), cudaSuccess);
+  std::vector<float> z(1001), w(1001);
+  ASSERT_EQ(cudaMemcpy(z.data(), v.coords[2], z.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(w.data(), v.weights, w.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(z, std::vector<float>(h.c[2].begin() + 1001, h.c[2].begin() + 2002));
+  EXPECT_EQ(w, std::vector<float>(h.w.begin() + 1001, h.w.begin() + 2002));
+  slots.release(slot, compute.s);
+}

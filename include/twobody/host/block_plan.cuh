@@ -136,21 +136,30 @@ class block_plan {
   std::int64_t ba_ = 0, bb_ = 0;
 };
 
-/// The block pairs (indices into `plan`, in row order) of part `part` of `parts`: each block pair
-/// in turn goes to the part with the fewest point pairs so far (ties: the lowest part), so the
-/// parts' work differs by at most one block pair, and every process computes the same split.
+/// The block pairs (indices into `plan`) of part `part` of `parts`, in work order: the largest
+/// block pairs first (row order among equals, so consecutive pairs share blocks), each in turn
+/// to the part with the fewest point pairs so far (ties: the lowest part). The parts' work then
+/// differs by at most one of the smallest block pairs, the small ones run last (short tails for
+/// workers sharing a queue), and every process computes the same split.
 inline std::vector<std::size_t> share_of(block_plan const& plan, std::size_t part, std::size_t parts)
 {
   TWOBODY_EXPECTS(parts >= 1 && part < parts, "share_of: need 0 <= part < parts");
+  std::vector<unsigned long long> work(plan.size());
+  std::vector<std::size_t> order(plan.size());
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    work[k]  = plan.pair_count(plan[k]);
+    order[k] = k;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return work[x] > work[y]; });
   std::vector<std::size_t> mine;
   using load = std::pair<unsigned long long, std::size_t>;  // (point pairs so far, part)
   std::priority_queue<load, std::vector<load>, std::greater<load>> least;
   for (std::size_t p = 0; p < parts; ++p) { least.push({0, p}); }
-  for (std::size_t k = 0; k < plan.size(); ++k) {
+  for (std::size_t k : order) {
     load l = least.top();
     least.pop();
     if (l.second == part) { mine.push_back(k); }
-    l.first += plan.pair_count(plan[k]);
+    l.first += work[k];
     least.push(l);
   }
   return mine;

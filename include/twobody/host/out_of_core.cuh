@@ -132,12 +132,13 @@ class block_slots {
   static constexpr int columns = Points::dims + (Points::weighted ? 1 : 0);
 
  public:
-  block_slots(int slots, size_type block_points, cudaStream_t copy_stream) : bs_(block_points), copy_(copy_stream)
+  block_slots(int slots, size_type block_points, cudaStream_t copy_stream)
+    : stride_((block_points + 63) / 64 * 64), copy_(copy_stream)
   {
     slots_.resize(static_cast<std::size_t>(slots));
     for (auto& s : slots_) {
-      s.device  = device_array<T>(static_cast<std::size_t>(bs_) * columns);
-      s.staging = pinned_array<T>(static_cast<std::size_t>(bs_) * columns);
+      s.device  = device_array<T>(static_cast<std::size_t>(stride_) * columns);
+      s.staging = pinned_array<T>(static_cast<std::size_t>(stride_) * columns);
       TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
       TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&s.free, cudaEventDisableTiming));
     }
@@ -179,8 +180,8 @@ class block_slots {
     std::size_t const n = static_cast<std::size_t>(r.size);
     for (int c = 0; c < columns; ++c) {
       T const* src = c < Points::dims ? host.coords[c] : host.weights;
-      std::memcpy(s.staging.data() + c * bs_, src + r.begin, n * sizeof(T));
-      TWOBODY_CUDA_TRY(cudaMemcpyAsync(s.device.data() + c * bs_, s.staging.data() + c * bs_, n * sizeof(T),
+      std::memcpy(s.staging.data() + c * stride_, src + r.begin, n * sizeof(T));
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(s.device.data() + c * stride_, s.staging.data() + c * stride_, n * sizeof(T),
                                        cudaMemcpyHostToDevice, copy_));
     }
     TWOBODY_CUDA_TRY(cudaEventRecord(s.ready, copy_));
@@ -211,13 +212,15 @@ class block_slots {
   Points view(slot const& s, size_type n) const
   {
     Points p;
-    for (int d = 0; d < Points::dims; ++d) { p.coords[d] = s.device.data() + d * bs_; }
-    if constexpr (Points::weighted) { p.weights = s.device.data() + Points::dims * bs_; }
+    for (int d = 0; d < Points::dims; ++d) { p.coords[d] = s.device.data() + d * stride_; }
+    if constexpr (Points::weighted) { p.weights = s.device.data() + Points::dims * stride_; }
     p.size = n;
     return p;
   }
 
-  size_type bs_;
+  // Columns start on 256-byte boundaries: the kernels use vector loads only on 16-byte aligned
+  // columns (an odd block size would put y, z, ... off alignment: scalar loads throughout).
+  size_type stride_;
   cudaStream_t copy_;
   std::vector<slot> slots_;
   unsigned long long clock_ = 0;
@@ -321,10 +324,28 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
             }
           }
         } marks;
+        // At most two block pairs in flight per worker (one computing, the next queued with its
+        // copy): the shared counter then hands the last block pairs to whichever device is free
+        // instead of letting one device hoard a deep queue while the others idle.
+        struct in_flight {
+          cudaEvent_t done[2] = {nullptr, nullptr};
+          int oldest          = 0;
+          in_flight()
+          {
+            for (auto& e : done) { TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+          }
+          ~in_flight()
+          {
+            for (auto& e : done) { (void)cudaEventDestroy(e); }
+          }
+        } flight;
         int const set_b      = pairs.mode == pair_mode::cross ? 1 : 0;  // self / ordered: both sides are A
         Points const& host_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
         scale_stats& ws      = worker_stats[w];
-        for (std::size_t m = next++; m < share && !stop; m = next++) {
+        for (;;) {
+          TWOBODY_CUDA_TRY(cudaEventSynchronize(flight.done[flight.oldest]));  // (not yet recorded: returns at once)
+          std::size_t const m = next++;
+          if (m >= share || stop) { break; }
           std::size_t const k = share_pair(m);
           block_pair const bp = plan[k];
           int sa = -1, sb = -1;
@@ -340,6 +361,8 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
           }
           launch(state, plan.pairs_of(bp, a, b), k, compute.s);
           if (opt.time_kernels) { TWOBODY_CUDA_TRY(cudaEventRecord(marks.back().second, compute.s)); }
+          TWOBODY_CUDA_TRY(cudaEventRecord(flight.done[flight.oldest], compute.s));
+          flight.oldest ^= 1;
           slots.release(sa, compute.s);
           if (sb >= 0) { slots.release(sb, compute.s); }
           if (opt.progress) {
