@@ -25,27 +25,38 @@ struct config {
   std::vector<long long> device_sizes{1ll << 24};
 } cfg;
 
+/// Times call(self pairs of the N = state.range(0) host points) by wall clock, after a warm-up
+/// call on a 65536-point prefix; sets pairs/s.
+template <class Call>
+void time_host_call(benchmark::State& state, Call&& call)
+{
+  long long const n = state.range(0);
+  auto const& h     = host_data<float>(n);
+  gpu_timer t;
+  t.run_wall(state, [&](cudaStream_t, long long it) {
+    auto p = h.view();
+    if (it < 0) { p.size = std::min<long long>(p.size, 65536); }
+    call(twobody::self_pairs(p));
+  });
+  set_counters(state, self_pair_count(n));
+}
+
 void bench_sdh(benchmark::State& state, bool out_of_core)
 {
   guarded(state, [&] {
     long long const n = state.range(0);
-    auto const& h     = host_data<float>(n);
     twobody::uniform_bins<float> const bins(0.f, sdh_range, 256);
     twobody::host::scale_options opt;
     opt.block_points = (n + 15) / 16;
     opt.time_kernels = true;
     twobody::host::scale_stats st;
-    gpu_timer t;
-    t.run_wall(state, [&](cudaStream_t, long long it) {
-      auto p = h.view();
-      if (it < 0) { p.size = std::min<long long>(p.size, 65536); }
+    time_host_call(state, [&](auto const& pairs) {
       if (out_of_core) {
-        benchmark::DoNotOptimize(twobody::host::histogram(twobody::self_pairs(p), twobody::euclidean{}, bins, opt, &st));
+        benchmark::DoNotOptimize(twobody::host::histogram(pairs, twobody::euclidean{}, bins, opt, &st));
       } else {
-        benchmark::DoNotOptimize(twobody::histogram(twobody::self_pairs(p), twobody::euclidean{}, bins));
+        benchmark::DoNotOptimize(twobody::histogram(pairs, twobody::euclidean{}, bins));
       }
     });
-    set_counters(state, self_pair_count(n));
     if (out_of_core) {
       state.counters["kernel_sum_s"]     = st.kernel_seconds;
       state.counters["loop_s"]           = st.seconds;
@@ -61,7 +72,6 @@ void bench_devices(benchmark::State& state, bool sdh, int gpus, int blocks_of = 
 {
   guarded(state, [&] {
     long long const n = state.range(0);
-    auto const& h     = host_data<float>(n);
     twobody::host::scale_options opt;
     for (int d = 0; d < gpus; ++d) { opt.devices.push_back(d); }
     if (blocks_of > 0) {
@@ -70,18 +80,13 @@ void bench_devices(benchmark::State& state, bool sdh, int gpus, int blocks_of = 
     }
     opt.time_kernels = true;
     twobody::host::scale_stats st;
-    gpu_timer t;
-    t.run_wall(state, [&](cudaStream_t, long long it) {
-      auto p = h.view();
-      if (it < 0) { p.size = std::min<long long>(p.size, 65536); }
+    time_host_call(state, [&](auto const& pairs) {
       if (sdh) {
-        benchmark::DoNotOptimize(
-          twobody::host::histogram(twobody::self_pairs(p), twobody::squared_euclidean{}, sdh_bins(256), opt, &st));
+        benchmark::DoNotOptimize(twobody::host::histogram(pairs, twobody::squared_euclidean{}, sdh_bins(256), opt, &st));
       } else {
-        benchmark::DoNotOptimize(twobody::host::count_pairs(twobody::self_pairs(p), twobody::within_radius(radius), opt, &st));
+        benchmark::DoNotOptimize(twobody::host::count_pairs(pairs, twobody::within_radius(radius), opt, &st));
       }
     });
-    set_counters(state, self_pair_count(n));
     state.counters["gpus"]         = gpus;
     state.counters["block_pairs"]  = double(st.block_pairs);
     state.counters["block_points"] = double(st.block_points);

@@ -8,29 +8,20 @@ effect of the half-stencil and of the work ordering.
 Names are <set><D>d_k<k>/<variant>/<N>. Brute force runs at k = 32 only (its time does not
 depend on eps: it evaluates all pairs); the other rows divide by that time (marked *).
 """
-import json
 import re
 import sys
+
+from bench_json import median_runs
 
 NAME = re.compile(r"^(?P<set>[a-z]+)(?P<d>\d)d_k(?P<k>\d+)/(?P<variant>[a-z_]+)/(?P<n>\d+)")
 
 
 def medians(path):
-    with open(path) as f:
-        data = json.load(f)
     out = {}
-    for b in data["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        m = NAME.match(b["name"])
-        if not m or b.get("error_occurred"):
-            continue
-        key = (m["set"], int(m["d"]), int(m["k"]), m["variant"], int(m["n"]))
-        scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b.get("time_unit", "ns")]
+    for m, b, seconds in median_runs(path, NAME)[1]:
         row = dict(b)
-        row["ms"] = b["real_time"] * scale
-        if key not in out or b.get("run_type") == "aggregate":
-            out[key] = row
+        row["ms"] = seconds * 1e3
+        out[(m["set"], int(m["d"]), int(m["k"]), m["variant"], int(m["n"]))] = row
     return out
 
 

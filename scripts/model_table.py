@@ -12,26 +12,21 @@ import json
 import re
 import sys
 
+from bench_json import median_runs
+
 NAME = re.compile(r"^sweep/bins:(\d+)/(copies:(\d+)|model)")
 
 
 def load(path):
-    with open(path) as f:
-        doc = json.load(f)
+    ctx, runs = median_runs(path, NAME)
     rows = {}
-    for b in doc["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        m = NAME.match(b["name"])
-        if not m or b.get("error_occurred"):
-            continue
+    for m, b, seconds in runs:
         bins = int(m.group(1))
         key = "model" if m.group(2) == "model" else int(m.group(3))
-        seconds = b["real_time"] * {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[b.get("time_unit", "ns")]
         rows.setdefault(bins, {})[key] = {"s": seconds, "copies": int(b.get("copies", 0)),
                                           "ppt": int(b.get("points_per_thread", 0)),
                                           "shuffle": int(b.get("shuffle", 0)), "predicted": b.get("predicted_s")}
-    return doc.get("context", {}), rows
+    return ctx, rows
 
 
 def analyse(rows):

@@ -8,28 +8,20 @@ Names are <workload>/gpus_<g>/<N> (sdh256, 2pcf), and <workload>/gpus_1_blocks_o
 GPU with the blocks of g: the cost of the blocks alone, without the split); kernel s is the sum
 of the block pairs' kernel times (CUDA events) over all GPUs.
 """
-import json
 import re
 import sys
+
+from bench_json import median_runs
 
 NAME = re.compile(r"^(?P<work>[a-z0-9]+)/gpus_(?P<g>\d+)(_blocks_of_(?P<of>\d+))?/(?P<n>\d+)")
 
 
 def medians(path):
-    with open(path) as f:
-        data = json.load(f)
     out = {}
-    for b in data["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        m = NAME.match(b["name"])
-        if not m or b.get("error_occurred"):
-            continue
-        key = (m["work"], int(m["n"]), int(m["g"]), int(m["of"] or 0))
-        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
-        if key not in out or b.get("run_type") == "aggregate":
-            out[key] = {"s": b["real_time"] * scale, "pairs_per_s": b.get("pairs_per_s"),
-                        "block_pairs": b.get("block_pairs"), "kernel_s": b.get("kernel_sum_s")}
+    for m, b, seconds in median_runs(path, NAME)[1]:
+        out[(m["work"], int(m["n"]), int(m["g"]), int(m["of"] or 0))] = {
+            "s": seconds, "pairs_per_s": b.get("pairs_per_s"), "block_pairs": b.get("block_pairs"),
+            "kernel_s": b.get("kernel_sum_s")}
     return out
 
 

@@ -1,0 +1,24 @@
+"""Reading the Google Benchmark JSON files of scripts/run_benchmarks.sh (shared by the table
+scripts): the context, and one timing per benchmark whose name matches a pattern."""
+import json
+
+SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def median_runs(path, name_re):
+    """(context, [(match, benchmark, seconds)]): for each benchmark whose name matches `name_re`
+    (re.match), its median aggregate where it was repeated, else its single run; failed runs and
+    the other aggregates (mean, stddev, cv) are left out."""
+    with open(path) as f:
+        doc = json.load(f)
+    chosen = {}
+    for b in doc["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        m = name_re.match(b["name"])
+        if not m or b.get("error_occurred"):
+            continue
+        name = b.get("run_name", b["name"])
+        if name not in chosen or b.get("run_type") == "aggregate":
+            chosen[name] = (m, b, b["real_time"] * SECONDS_PER[b.get("time_unit", "ns")])
+    return doc.get("context", {}), list(chosen.values())
