@@ -351,8 +351,7 @@ std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<P
         pairs, x, [&](Record const* r, std::size_t n) { mine.insert(mine.end(), r, r + n); }, s, jopt, &st);
       return mine;
     }
-    TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
-                    "join: 32-bit record indices need fewer than 2^32 points per side");
+    host::detail::check_record_indices(pairs);
     detail::cpu_share(pairs, s, st, [&](auto const& sub, host::block_pair const& bp, host::block_plan const& plan) {
       auto block = cpu::join(sub, x);
       host::detail::shift_records(block.data(), block.size(), static_cast<std::uint32_t>(plan.range_a(bp.a).begin),

@@ -113,7 +113,7 @@ struct progress_meter {
   {
     pr.block_pairs_done += 1;
     pr.pairs_done += pairs;
-    pr.seconds     = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    pr.seconds     = seconds();
     pr.pairs_per_s = pr.seconds > 0 ? static_cast<double>(pr.pairs_done) / pr.seconds : 0;
     if (callback) { callback(pr); }
   }
@@ -288,11 +288,10 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
   block_plan const plan = block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, bs);
   std::vector<std::size_t> const mine = share_of(plan, opt.part, opt.parts);
   std::size_t const share             = mine.size();
-  auto const share_pair               = [&](std::size_t m) { return mine[m]; };
   st              = {};
   st.block_points = bs;
   st.block_pairs  = share;
-  for (std::size_t m = 0; m < share; ++m) { st.pairs += plan.pair_count(plan[share_pair(m)]); }
+  for (std::size_t k : mine) { st.pairs += plan.pair_count(plan[k]); }
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
@@ -346,7 +345,7 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
           TWOBODY_CUDA_TRY(cudaEventSynchronize(flight.done[flight.oldest]));  // (not yet recorded: returns at once)
           std::size_t const m = next++;
           if (m >= share || stop) { break; }
-          std::size_t const k = share_pair(m);
+          std::size_t const k = mine[m];
           block_pair const bp = plan[k];
           int sa = -1, sb = -1;
           Points const a = slots.acquire(0, bp.a, plan.range_a(bp.a), pairs.a, -1, compute.s, sa, ws.blocks_copied);

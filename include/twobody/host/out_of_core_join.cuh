@@ -35,6 +35,14 @@ inline void add_join_stats(join_stats& total, join_stats const& st)
   total.units_rolled_back += st.units_rolled_back;
 }
 
+/// Joins over blocks write set positions into 32-bit record indices.
+template <class Points>
+void check_record_indices(pair_set<Points> const& pairs)
+{
+  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
+                  "join: 32-bit record indices need fewer than 2^32 points per side");
+}
+
 /// Rewrites block-local record indices to set positions (block p.a of A starts at a_begin).
 template <class Record>
 void shift_records(Record* r, std::size_t n, std::uint32_t a_begin, std::uint32_t b_begin)
@@ -56,8 +64,7 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
 {
   auto const e = twobody::detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
-  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
-                  "join: 32-bit record indices need fewer than 2^32 points per side");
+  detail::check_record_indices(pairs);
   std::mutex consume_mutex;
   struct worker {
     block_plan const* plan;
