@@ -54,6 +54,54 @@ TEST(TileSchedule, EveryTilePairExactlyOnce)
   }
 }
 
+TEST(TileSchedule, AdvanceFollowsLocate)
+{
+  for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+    for (long long na : {1, 129, 1000, 1024, 4097}) {
+      auto const s = tile_schedule::make(mode, na, mode == pair_mode::cross ? 700 : na, 128);
+      twobody::size_type row = 0, col = 0;
+      s.locate(0, row, col);
+      for (long long f = 1; f < s.total; ++f) {
+        s.advance(row, col);
+        twobody::size_type r2 = -1, c2 = -1;
+        s.locate(f, r2, c2);
+        ASSERT_EQ(std::make_pair(row, col), std::make_pair(r2, c2)) << twobody::to_string(mode) << " na=" << na << " f=" << f;
+      }
+    }
+  }
+}
+
+// A partial last row of A costs more per pair; kept at the end of the flat order, one block
+// held all of it and ran up to 2x longer than the others (H100, cross launches of 419431 x
+// 419431 points). Interleaved, every block's range holds its share of that row.
+TEST(TileSchedule, PartialLastRowIsSpreadOverTheBlocks)
+{
+  for (pair_mode mode : {pair_mode::cross, pair_mode::ordered}) {
+    for (long long na : {5000ll, 419431ll, 1677721ll}) {
+      auto const s = tile_schedule::make(mode, na, mode == pair_mode::cross ? 419431 : na, 1024);
+      ASSERT_TRUE(s.interleaved);
+      for (long long g : {7ll, 264ll}) {
+        for (long long b = 0; b < g; ++b) {
+          long long const first = s.begin_of(b, g), last = s.begin_of(b + 1, g);
+          long long partial = 0;
+          twobody::size_type row = 0, col = 0;
+          for (long long f = first; f < last; ++f) {
+            s.locate(f, row, col);
+            partial += row == s.rows - 1;
+          }
+          // One in every `rows` tile pairs, so at most ceil(range / rows) + 1 of them.
+          EXPECT_LE(partial, (last - first + s.rows - 1) / s.rows + 1)
+            << twobody::to_string(mode) << " na=" << na << " g=" << g << " block " << b;
+        }
+      }
+    }
+  }
+  // Full last rows, self mode and one row need no interleaving.
+  EXPECT_FALSE(tile_schedule::make(pair_mode::cross, 4096, 1000, 1024).interleaved);
+  EXPECT_FALSE(tile_schedule::make(pair_mode::self, 1000, 1000, 1024).interleaved);
+  EXPECT_FALSE(tile_schedule::make(pair_mode::cross, 1000, 5000, 1024).interleaved);
+}
+
 TEST(TileSchedule, BlocksGetEqualShares)
 {
   auto const s = tile_schedule::make(pair_mode::self, 1 << 20, 1 << 20, 1024);

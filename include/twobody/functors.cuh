@@ -1,6 +1,8 @@
 /// \file functors.cuh
 /// \brief Ready-made pair functors. Any `__host__ __device__` callable
-/// `R f(point<T, D> const& a, point<T, D> const& b)` works the same way.
+/// `R f(point<T, D> const& a, point<T, D> const& b)` works the same way. Functors must be free
+/// of side effects: in cross and ordered mode the GPU kernels also call them on the padding of a
+/// partial tile (real points of the set) and drop those results.
 ///
 /// Arithmetic is plain IEEE arithmetic in T (no fast-math approximations), so the
 /// GPU and the CPU backend agree exactly wherever the inputs make the result exact

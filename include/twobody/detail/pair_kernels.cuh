@@ -16,6 +16,15 @@ struct is_per_row_agent : cuda::std::false_type {};
 template <class Agent>
 struct is_per_row_agent<Agent, cuda::std::void_t<decltype(Agent::per_row)>> : cuda::std::bool_constant<Agent::per_row> {};
 
+/// Output agents whose atomics cost the same kept or not declare `static constexpr bool
+/// masked_accumulate = true` and take accumulate_masked(v[, w], keep): the padded own points of
+/// a partial row tile then add zero instead of branching around each update.
+template <class Agent, class = void>
+struct has_masked_accumulate : cuda::std::false_type {};
+template <class Agent>
+struct has_masked_accumulate<Agent, cuda::std::void_t<decltype(Agent::masked_accumulate)>>
+  : cuda::std::bool_constant<Agent::masked_accumulate> {};
+
 /// Everything a pair kernel needs to know about its inputs; trivially copyable.
 template <class Points>
 struct kernel_inputs {
@@ -41,7 +50,9 @@ inline constexpr int min_blocks_per_sm_v<Input, cuda::std::void_t<decltype(Input
 /// Off-diagonal tile pairs visit every (own, column) pair; diagonal tiles of self mode use
 /// the balanced scheme of Pitaksirianan et al. Sec. 3.4.1: own point p pairs with
 /// (p + k) mod TS for k = 1..TS/2 (the last step only for p < TS/2), so every thread does
-/// the same work and each unordered pair is visited once.
+/// the same work and each unordered pair is visited once. In cross and ordered mode, f may also
+/// be called on pairs whose result is dropped (the padding of a partial row tile): functors
+/// must be free of side effects.
 template <class Input, class Agent, class Points, class F>
 __global__ void __launch_bounds__(Input::block_threads, min_blocks_per_sm_v<Input>)
   tiled_pair_kernel(kernel_inputs<Points> in, F f, typename Agent::params out_params, tile_schedule sched)
@@ -82,14 +93,11 @@ __global__ void __launch_bounds__(Input::block_threads, min_blocks_per_sm_v<Inpu
       row_count  = static_cast<int>(in.a.size - row_start < TS ? in.a.size - row_start : TS);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
+        // Slots past the end of a partial row tile repeat the tile's first point, so that the
+        // partial tile's pair loop can call f on real points and drop those results (below).
         int const p = threadIdx.x + r * B;
-        if (p < row_count) {
-          own[r]   = in.a.load_readonly(row_start + p);
-          own_w[r] = in.a.weight_readonly(row_start + p);
-        } else {
-          own[r]   = point<T, D>{};
-          own_w[r] = T(0);
-        }
+        own[r]      = in.a.load_readonly(row_start + (p < row_count ? p : 0));
+        own_w[r]    = p < row_count ? in.a.weight_readonly(row_start + p) : T(0);
       }
     }
     size_type const col_start = col * TS;
@@ -136,11 +144,24 @@ __global__ void __launch_bounds__(Input::block_threads, min_blocks_per_sm_v<Inpu
 #pragma unroll
         for (int r = 0; r < R; ++r) { pair_with(r, s); }
       });
-    } else {  // last, partial row tile: mask own points past the end
+    } else {
+      // Last, partial row tile (cross and ordered mode; A smaller than a tile makes every tile
+      // pair one). f runs on every slot as in a full tile and only the results of own points
+      // inside the tile are kept: a branch around each pair made these tile pairs 2-3x slower.
       columns.for_each(col_start, col_count, [&](stored const& s) {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-          if (static_cast<int>(threadIdx.x) + r * B < row_count) { pair_with(r, s); }
+          auto const v    = f(own[r], s.coords());
+          bool const keep = static_cast<int>(threadIdx.x) + r * B < row_count;
+          if constexpr (has_masked_accumulate<Agent>::value) {
+            if constexpr (W) {
+              out.accumulate_masked(v, own_w[r] * s.weight(), keep);
+            } else {
+              out.accumulate_masked(v, keep);
+            }
+          } else if (keep) {
+            emit(r, v, s);
+          }
         }
       });
     }

@@ -14,12 +14,19 @@ namespace twobody::detail {
 ///   ordered: like cross over A x A; the diagonal tiles skip i == j.
 /// Row-major order keeps a block on one row tile for long runs, so its own points stay in
 /// registers between column tiles.
+///
+/// In cross and ordered mode a partial last row tile (|A| not a multiple of the tile) is
+/// interleaved: flat order runs in groups of `rows` tile pairs, rows - 1 of the full rows in
+/// row-major order, then one tile pair of the last row. Each block's range then holds its share
+/// of that row, which costs more per pair (masked own points) and, kept at the end, made the
+/// one block holding it the tail of every launch.
 struct tile_schedule {
   pair_mode mode   = pair_mode::self;
   size_type tile   = 1;  ///< points per tile (both sides)
   size_type rows   = 0;  ///< tiles of A
   size_type cols   = 0;  ///< tiles of B
   size_type total  = 0;  ///< tile pairs
+  bool interleaved = false;  ///< the partial last row is spread over the flat order
 
   __host__ __device__ static size_type tiles_of(size_type n, size_type tile) { return n <= 0 ? 0 : (n + tile - 1) / tile; }
 
@@ -31,6 +38,7 @@ struct tile_schedule {
     s.rows = tiles_of(na, tile);
     s.cols = mode == pair_mode::cross ? tiles_of(nb, tile) : s.rows;
     s.total = mode == pair_mode::self ? s.rows * (s.rows + 1) / 2 : s.rows * s.cols;
+    s.interleaved = mode != pair_mode::self && s.rows > 1 && s.cols > 0 && na % tile != 0;
     return s;
   }
 
@@ -40,6 +48,15 @@ struct tile_schedule {
   /// Flat index -> (row, column).
   __host__ __device__ void locate(size_type f, size_type& row, size_type& col) const
   {
+    if (interleaved) {
+      size_type const group = f / rows, k = f - group * rows;
+      if (k == rows - 1) {  // the group's tile pair of the partial last row
+        row = rows - 1;
+        col = group;
+        return;
+      }
+      f = group * (rows - 1) + k;  // index among the full rows' tile pairs
+    }
     if (mode != pair_mode::self) {
       row = f / cols;
       col = f - row * cols;
@@ -60,6 +77,12 @@ struct tile_schedule {
   /// The tile pair after (row, col) in flat order.
   __host__ __device__ void advance(size_type& row, size_type& col) const
   {
+    if (interleaved) {  // once per tile pair: the divisions cost nothing next to its pairs
+      size_type const full = row * cols + col;  // index among the full rows' tile pairs
+      size_type const f = row == rows - 1 ? col * rows + rows - 1 : full / (rows - 1) * rows + full % (rows - 1);
+      locate(f + 1, row, col);
+      return;
+    }
     if (++col == cols) {
       ++row;
       col = mode == pair_mode::self ? row : 0;

@@ -89,6 +89,19 @@ struct privatized_histogram_agent {
     add(p.bins(v), static_cast<Counter>(w));
   }
 
+  // Padding pairs of a partial row tile add zero: the same atomics as a full tile, no branch.
+  static constexpr bool masked_accumulate = true;
+  template <class V>
+  __device__ void accumulate_masked(V const& v, bool keep)
+  {
+    add(p.bins(v), Counter(keep ? 1 : 0));
+  }
+  template <class V, class Wt>
+  __device__ void accumulate_masked(V const& v, Wt w, bool keep)
+  {
+    add(p.bins(v), keep ? static_cast<Counter>(w) : Counter{});
+  }
+
   /// Block-uniform: called by every thread after each tile pair with a bound on the
   /// increments that tile pair may have made to a single counter.
   __device__ void end_tile(unsigned long long bound)
