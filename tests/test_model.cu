@@ -38,6 +38,12 @@ TEST(Occupancy, HandWorkedH100Cases)
   EXPECT_EQ(model::blocks_per_sm(h, {256, 126, 0, 0}).blocks_per_sm, 2);
   // 72 registers: 2304 per warp, 28 warps, 3 blocks of 8.
   EXPECT_EQ(model::blocks_per_sm(h, {256, 72, 0, 0}).blocks_per_sm, 3);
+  // Registers are split over the 4 sub-partitions: 48 registers (1536 per warp) fit 10 warps in
+  // each quarter (16384 / 1536), 40 in all: 20 blocks of 2 warps, not 65536 / 1536 / 2 = 21
+  // (readonly_tile<64, 2> on the H100, where cudaOccupancy says 20).
+  o = model::blocks_per_sm(h, {64, 48, 32, 0});
+  EXPECT_EQ(o.blocks_per_sm, 20);
+  EXPECT_EQ(o.limit, occupancy_limit::registers);
   // Shared memory: 32 KiB tile + 33 KiB copies + 1 KiB reserved = 67584 B, 233472 / 67584 = 3.
   o = model::blocks_per_sm(h, {256, 64, 32768, 257 * 4 * 32});
   EXPECT_EQ(o.blocks_per_sm, 3);

@@ -33,6 +33,7 @@ struct device_info {
 
   // Allocation granularities of the occupancy calculation (the same on every GPU since Volta).
   int reg_alloc_unit         = 256;  ///< registers are given to a warp in units of this many
+  int reg_partitions         = 4;    ///< register file sub-partitions (one per warp scheduler; 2 on sm_60)
   std::size_t smem_alloc_unit = 128; ///< shared memory is given to a block in units of this many bytes
 
   /// The current device, queried on first use and cached (thread-safe).
@@ -67,6 +68,7 @@ struct device_info {
     d.max_threads_per_sm      = prop.maxThreadsPerMultiProcessor;
     d.max_blocks_per_sm       = prop.maxBlocksPerMultiProcessor;
     d.l2_bytes                = static_cast<std::size_t>(prop.l2CacheSize);
+    d.reg_partitions          = prop.major == 6 && prop.minor == 0 ? 2 : 4;
     return d;
   }
 

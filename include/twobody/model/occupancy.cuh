@@ -55,8 +55,11 @@ inline occupancy blocks_per_sm(device_info const& dev, kernel_resources const& k
   };
   take(by_threads, occupancy_limit::threads);
   if (k.regs_per_thread > 0) {
+    // Each sub-partition's register file holds whole warps: 48 registers (1536 per warp) fit
+    // 10 warps per quarter of an H100 SM, 40 in all, not 65536 / 1536 = 42.
     int const per_warp = static_cast<int>(round_up(static_cast<std::size_t>(k.regs_per_thread) * 32, dev.reg_alloc_unit));
-    int const warps    = dev.regs_per_sm / per_warp;
+    int const parts    = std::max(1, dev.reg_partitions);
+    int const warps    = dev.regs_per_sm / parts / per_warp * parts;
     take(warps / warps_per_block, occupancy_limit::registers);
   }
   std::size_t const smem = round_up(k.static_smem + k.dynamic_smem + dev.reserved_smem_per_block, dev.smem_alloc_unit);
