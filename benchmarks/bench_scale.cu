@@ -8,10 +8,20 @@
 // block on one GPU, at least block_pairs_per_worker block pairs per GPU on several), points in
 // host memory, wall clock of the whole call:
 //   sdh256/gpus_<g>: 256-bin SDH (squared distances binned by distance, the suite's fast path);
-//   2pcf/gpus_<g>:   pair count within r = 5.
+//   2pcf/gpus_<g>:   pair count within r = 5;
+//   <sdh256|2pcf>/gpus_1_blocks_of_2: one GPU running the block pairs two GPUs get (one run:
+//     the cost of the blocks alone, without the split).
 //   scripts/scale_devices_table.py prints the speedups over one GPU.
+// The kernels of one GPU by launch shape (points already on the device, CUDA events, no copies):
+//   <sdh256|2pcf>_launch/self:         one self launch over N points;
+//   <sdh256|2pcf>_launch/cross_halves: one cross launch, first half x second half of the N points;
+//   <sdh256|2pcf>_launch/blocks/N/B/C: the N points' self pairs as the block pairs of blocks of
+//     B points (what the block layer launches, without its copies), one launch per block pair;
+//     C = 0: views into the N points, C = 1: each block copied to its own aligned allocation.
+//     419431-point blocks end in a partial tile: their cross launches must match the others.
 //
-//   bench_scale [--sizes=4194304] [--device_sizes=16777216] [google benchmark flags]
+//   bench_scale [--sizes=4194304] [--device_sizes=16777216] [--launch_sizes=4194304]
+//               [--launch_blocks=1048576,419431] [google benchmark flags]
 #include "bench_common.cuh"
 
 #include <twobody/host/out_of_core.cuh>
@@ -23,6 +33,8 @@ using namespace bench;
 struct config {
   std::vector<long long> sizes{1ll << 22};
   std::vector<long long> device_sizes{1ll << 24};
+  std::vector<long long> launch_sizes{1ll << 22};
+  std::vector<long long> launch_blocks{1ll << 20, 419431};
 } cfg;
 
 /// Times call(self pairs of the N = state.range(0) host points) by wall clock, after a warm-up
@@ -94,8 +106,99 @@ void bench_devices(benchmark::State& state, bool sdh, int gpus, int blocks_of = 
   });
 }
 
+/// A 256-bin SDH or a 2PCF count of `pairs` into device memory (the block layer's calls).
+template <class Pairs>
+void launch_statistic(bool sdh, Pairs const& pairs, device_scratch const& out, cudaStream_t s)
+{
+  if (sdh) {
+    twobody::histogram(pairs, twobody::squared_euclidean{}, sdh_bins(256), out.as<unsigned long long>(), s);
+  } else {
+    twobody::count_pairs(pairs, twobody::within_radius(radius), out.as<unsigned long long>(), s);
+  }
+}
+
+/// Views of the blocks of `plan` (one set): into `pts` itself, or (copied) into one
+/// allocation per block with columns on 256-byte boundaries, as the block layer's slots hold them.
+struct block_views {
+  std::vector<twobody::points<float, 3>> views;
+  std::vector<std::unique_ptr<device_scratch>> copies;
+  block_views(twobody::points<float, 3> const& pts, twobody::host::block_plan const& plan, bool copied)
+  {
+    for (std::int64_t i = 0; i < plan.blocks_a(); ++i) {
+      auto v = twobody::host::block_of(pts, plan.range_a(i));
+      if (copied) {
+        std::size_t const stride = (static_cast<std::size_t>(v.size) + 63) / 64 * 64;
+        copies.push_back(std::make_unique<device_scratch>(3 * stride * sizeof(float)));
+        for (int d = 0; d < 3; ++d) {
+          float* dst = copies.back()->as<float>() + d * stride;
+          EXAMPLE_CUDA_CHECK(cudaMemcpy(dst, v.coords[d], v.size * sizeof(float), cudaMemcpyDeviceToDevice));
+          v.coords[d] = dst;
+        }
+      }
+      views.push_back(v);
+    }
+  }
+};
+
+enum class shape { self, cross_halves, blocks };
+
+/// The N = state.range(0) device points as one self launch, as one cross launch of its two
+/// halves, or as the block pairs of blocks of state.range(1) points (state.range(2): each block
+/// copied to its own aligned allocation).
+void bench_launch_shape(benchmark::State& state, bool sdh, shape sh)
+{
+  guarded(state, [&] {
+    long long const n = state.range(0);
+    auto const pts    = device_data<float>(n, 0);
+    device_scratch out(sizeof(unsigned long long) * 257);
+    double pairs = self_pair_count(n);
+    gpu_timer t;
+    if (sh == shape::cross_halves) {
+      auto const first  = twobody::host::block_of(pts, {0, n / 2});
+      auto const second = twobody::host::block_of(pts, {n / 2, n - n / 2});
+      pairs             = double(n / 2) * double(n - n / 2);
+      t.run(state, [&](cudaStream_t s, long long it) {
+        auto a = first, b = second;
+        if (it < 0) { a.size = b.size = 4096; }
+        launch_statistic(sdh, twobody::cross_pairs(a, b), out, s);
+      });
+    } else {
+      long long const bs = sh == shape::self ? n : state.range(1);
+      auto const plan    = twobody::host::block_plan::make(twobody::pair_mode::self, n, n, bs);
+      block_views const blocks(pts, plan, sh == shape::blocks && state.range(2) != 0);
+      t.run(state, [&](cudaStream_t s, long long it) {
+        if (it < 0) { return launch_statistic(sdh, twobody::self_pairs(twobody::host::block_of(pts, {0, 8192})), out, s); }
+        for (std::size_t k = 0; k < plan.size(); ++k) {
+          auto const bp = plan[k];
+          launch_statistic(sdh, plan.pairs_of(bp, blocks.views[bp.a], blocks.views[bp.b]), out, s);
+        }
+      });
+      state.counters["block_pairs"]  = double(plan.size());
+      state.counters["block_points"] = double(bs);
+    }
+    set_counters(state, pairs);
+  });
+}
+
 void register_gpu()
 {
+  for (bool sdh : {true, false}) {
+    std::string const stat = sdh ? "sdh256" : "2pcf";
+    for (shape sh : {shape::self, shape::cross_halves, shape::blocks}) {
+      std::string const name = stat + "_launch/" + (sh == shape::self ? "self" : sh == shape::cross_halves ? "cross_halves" : "blocks");
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { bench_launch_shape(s, sdh, sh); });
+      b->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true)->UseManualTime()->Iterations(1);
+      for (long long n : cfg.launch_sizes) {
+        if (sh != shape::blocks) {
+          b->Arg(n);
+          continue;
+        }
+        for (long long bs : cfg.launch_blocks) {
+          for (int copied : {0, 1}) { b->Args({n, bs, copied}); }
+        }
+      }
+    }
+  }
   int devices = 0;
   EXAMPLE_CUDA_CHECK(cudaGetDeviceCount(&devices));
   for (bool sdh : {true, false}) {
@@ -107,10 +210,12 @@ void register_gpu()
     }
   }
   // One GPU with the blocks of two (one run: a diagnostic, the cost of the blocks alone).
-  auto* b = benchmark::RegisterBenchmark("sdh256/gpus_1_blocks_of_2",
-                                         [=](benchmark::State& s) { bench_devices(s, true, 1, 2); });
-  b->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
-  for (long long n : cfg.device_sizes) { b->Arg(n); }
+  for (bool sdh : {true, false}) {
+    auto* b = benchmark::RegisterBenchmark(sdh ? "sdh256/gpus_1_blocks_of_2" : "2pcf/gpus_1_blocks_of_2",
+                                           [=](benchmark::State& s) { bench_devices(s, sdh, 1, 2); });
+    b->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+    for (long long n : cfg.device_sizes) { b->Arg(n); }
+  }
   for (bool ooc : {true, false}) {
     auto* b = benchmark::RegisterBenchmark(ooc ? "sdh256_host/out_of_core" : "sdh256_host/in_core",
                                            [=](benchmark::State& s) { bench_sdh(s, ooc); });
@@ -123,7 +228,9 @@ void register_gpu()
 
 int main(int argc, char** argv)
 {
-  if (!take_sizes_flag(argc, argv, cfg.sizes) || !take_sizes_flag(argc, argv, cfg.device_sizes, "--device_sizes")) {
+  if (!take_sizes_flag(argc, argv, cfg.sizes) || !take_sizes_flag(argc, argv, cfg.device_sizes, "--device_sizes") ||
+      !take_sizes_flag(argc, argv, cfg.launch_sizes, "--launch_sizes") ||
+      !take_sizes_flag(argc, argv, cfg.launch_blocks, "--launch_blocks")) {
     return 1;
   }
   if (record_context()) { register_gpu(); }
