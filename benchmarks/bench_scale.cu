@@ -15,9 +15,9 @@
 // The kernels of one GPU by launch shape (points already on the device, CUDA events, no copies):
 //   <sdh256|2pcf>_launch/self:         one self launch over N points;
 //   <sdh256|2pcf>_launch/cross_halves: one cross launch, first half x second half of the N points;
-//   <sdh256|2pcf>_launch/blocks/N/B/C: the N points' self pairs as the block pairs of blocks of
-//     B points (what the block layer launches, without its copies), one launch per block pair;
-//     C = 0: views into the N points, C = 1: each block copied to its own aligned allocation.
+//   <sdh256|2pcf>_launch/blocks_of_<B>[_copied]: the N points' self pairs as the block pairs of
+//     blocks of B points (what the block layer launches, without its copies), one launch per
+//     block pair; views into the N points, or (_copied) each block in its own aligned allocation.
 //     419431-point blocks end in a partial tile: their cross launches must match the others.
 //
 //   bench_scale [--sizes=4194304] [--device_sizes=16777216] [--launch_sizes=4194304]
@@ -143,9 +143,9 @@ struct block_views {
 enum class shape { self, cross_halves, blocks };
 
 /// The N = state.range(0) device points as one self launch, as one cross launch of its two
-/// halves, or as the block pairs of blocks of state.range(1) points (state.range(2): each block
-/// copied to its own aligned allocation).
-void bench_launch_shape(benchmark::State& state, bool sdh, shape sh)
+/// halves, or as the block pairs of blocks of `bs` points (`copied`: each block in its own
+/// aligned allocation).
+void bench_launch_shape(benchmark::State& state, bool sdh, shape sh, long long bs, bool copied)
 {
   guarded(state, [&] {
     long long const n = state.range(0);
@@ -163,9 +163,8 @@ void bench_launch_shape(benchmark::State& state, bool sdh, shape sh)
         launch_statistic(sdh, twobody::cross_pairs(a, b), out, s);
       });
     } else {
-      long long const bs = sh == shape::self ? n : state.range(1);
-      auto const plan    = twobody::host::block_plan::make(twobody::pair_mode::self, n, n, bs);
-      block_views const blocks(pts, plan, sh == shape::blocks && state.range(2) != 0);
+      auto const plan = twobody::host::block_plan::make(twobody::pair_mode::self, n, n, sh == shape::self ? n : bs);
+      block_views const blocks(pts, plan, copied);
       t.run(state, [&](cudaStream_t s, long long it) {
         if (it < 0) { return launch_statistic(sdh, twobody::self_pairs(twobody::host::block_of(pts, {0, 8192})), out, s); }
         for (std::size_t k = 0; k < plan.size(); ++k) {
@@ -174,7 +173,7 @@ void bench_launch_shape(benchmark::State& state, bool sdh, shape sh)
         }
       });
       state.counters["block_pairs"]  = double(plan.size());
-      state.counters["block_points"] = double(bs);
+      state.counters["block_points"] = double(plan.block_points());
     }
     set_counters(state, pairs);
   });
@@ -184,19 +183,17 @@ void register_gpu()
 {
   for (bool sdh : {true, false}) {
     std::string const stat = sdh ? "sdh256" : "2pcf";
-    for (shape sh : {shape::self, shape::cross_halves, shape::blocks}) {
-      std::string const name = stat + "_launch/" + (sh == shape::self ? "self" : sh == shape::cross_halves ? "cross_halves" : "blocks");
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) { bench_launch_shape(s, sdh, sh); });
+    auto shape_benchmark   = [&](std::string const& name, shape sh, long long bs, bool copied) {
+      auto* b = benchmark::RegisterBenchmark((stat + "_launch/" + name).c_str(),
+                                             [=](benchmark::State& s) { bench_launch_shape(s, sdh, sh, bs, copied); });
       b->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true)->UseManualTime()->Iterations(1);
-      for (long long n : cfg.launch_sizes) {
-        if (sh != shape::blocks) {
-          b->Arg(n);
-          continue;
-        }
-        for (long long bs : cfg.launch_blocks) {
-          for (int copied : {0, 1}) { b->Args({n, bs, copied}); }
-        }
-      }
+      for (long long n : cfg.launch_sizes) { b->Arg(n); }
+    };
+    shape_benchmark("self", shape::self, 0, false);
+    shape_benchmark("cross_halves", shape::cross_halves, 0, false);
+    for (long long bs : cfg.launch_blocks) {
+      shape_benchmark("blocks_of_" + std::to_string(bs), shape::blocks, bs, false);
+      shape_benchmark("blocks_of_" + std::to_string(bs) + "_copied", shape::blocks, bs, true);
     }
   }
   int devices = 0;
