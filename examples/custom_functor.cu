@@ -4,7 +4,7 @@
 // the GPU and in the CPU backend. For a uniform box (ignoring edges) the expected sum is
 //     N (N - 1) / 2 * (2 pi h^2)^(3/2) / V.
 //
-//   example_custom_functor [N]      (default N = 2^18 on the GPU, 2^14 on the CPU fallback)
+//   example_custom_functor [N] [--help]      (default N = 2^18 on the GPU, 2^14 on the CPU backend)
 #include <twobody/twobody.cuh>
 
 #include "example_common.hpp"
@@ -33,41 +33,51 @@ struct gaussian_kernel {
   }
 };
 
+namespace {
+
+int run(example::command_line const& cl)
+{
+  long long const n = cl.n;
+  float const box   = 100.f;
+  float const h     = 2.f;  // kernel width
+  example::check_fits(n, 3 * sizeof(float), cl.gpu ? 3 * sizeof(float) : 0);
+
+  example::cloud const pts = example::uniform_box(n, box, 2024);  // [0, box)^3, fixed seed
+  auto const p             = twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data());
+  auto const pairs         = twobody::self_pairs(p);
+  gaussian_kernel const kernel{1.f / (2.f * h * h)};
+  cuda::std::plus<double> const plus{};
+
+  double sum = 0;
+  auto t0    = std::chrono::steady_clock::now();
+  if (cl.gpu) {
+    (void)twobody::reduce_pairs(twobody::exec::gpu, pairs, kernel, plus, 0.0);  // warm-up; not timed
+    t0  = std::chrono::steady_clock::now();
+    sum = twobody::reduce_pairs(twobody::exec::gpu, pairs, kernel, plus, 0.0);  // synchronous
+  } else {
+    example::cpu_self_pairs_in_blocks(
+      p, [&](auto const& piece) { return twobody::reduce_pairs(twobody::exec::cpu, piece, kernel, plus, 0.0); },
+      [&](double part, long long, long long) { sum += part; });
+  }
+  double const seconds = example::seconds_since(t0);
+  std::printf("sum of gaussian_kernel (h = %g), %lld points, %s: %.6g  (%.3f ms, %.3g pairs/s)\n", h, n,
+              cl.gpu ? "GPU" : "CPU", sum, seconds * 1e3, double(pairs.count()) / seconds);
+
+  double const pi       = 3.14159265358979323846;
+  double const expected = double(pairs.count()) * std::pow(2.0 * pi * h * h, 1.5) / (double(box) * box * box);
+  std::printf("expected for a uniform box (no edge correction): %.6g  (sum / expected = %.4f)\n", expected,
+              sum / expected);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
-  try {
-    bool const gpu = example::announce_backend();
-    long long const n = example::point_count(argc, argv, 1ll << 18, 1ll << 14, gpu);
-    if (n == 0) { return 1; }
-    float const box = 100.f;
-    float const h   = 2.f;  // kernel width
-
-    example::cloud const pts = example::uniform_box(n, box, 2024);  // [0, box)^3, fixed seed
-    auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
-    gaussian_kernel const kernel{1.f / (2.f * h * h)};
-
-    double sum     = 0;
-    double seconds = 0;
-    if (gpu) {
-      (void)twobody::reduce_pairs(pairs, kernel, cuda::std::plus<double>{}, 0.0);  // warm-up; not timed
-      auto const t0 = std::chrono::steady_clock::now();
-      sum           = twobody::reduce_pairs(pairs, kernel, cuda::std::plus<double>{}, 0.0);  // synchronous
-      seconds       = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    } else {
-      auto const t0 = std::chrono::steady_clock::now();
-      sum           = twobody::cpu::reduce_pairs(pairs, kernel, cuda::std::plus<double>{}, 0.0);
-      seconds       = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    std::printf("sum of gaussian_kernel (h = %g), %lld points, %s: %.6g  (%.3f ms, %.3g pairs/s)\n", h, n,
-                gpu ? "GPU" : "CPU", sum, seconds * 1e3, double(pairs.count()) / seconds);
-
-    double const pi       = 3.14159265358979323846;
-    double const expected = double(pairs.count()) * std::pow(2.0 * pi * h * h, 1.5) / (double(box) * box * box);
-    std::printf("expected for a uniform box (no edge correction): %.6g  (sum / expected = %.4f)\n", expected,
-                sum / expected);
-    return 0;
-  } catch (twobody::error const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  return example::guarded(argv[0], [&] {
+    example::command_line cl;
+    int const rc = example::parse_command_line(
+      argc, argv, {"a user-defined Gaussian kernel summed over all pairs of N random points", 1ll << 18, 1ll << 14}, cl);
+    return rc >= 0 ? rc : run(cl);
+  });
 }

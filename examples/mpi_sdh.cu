@@ -5,7 +5,7 @@
 // the histogram alone (one GPU, in core; the CPU backend without a GPU) and compares every bin.
 // A small untimed run first loads the GPU code (as the one-GPU check then finds it loaded).
 //
-//   mpirun -np 2 example_mpi_sdh [N] [--check]   (default N = 2^22 on GPUs, 2^13 on CPUs)
+//   mpirun -np 2 example_mpi_sdh [N] [--check] [--help]   (default N = 2^22 on GPUs, 2^13 on CPUs)
 #include <twobody/twobody.cuh>
 #include <twobody/host/mpi.cuh>
 
@@ -28,11 +28,15 @@ int run(int argc, char** argv)
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  bool const check = argc > 1 && std::strcmp(argv[argc - 1], "--check") == 0;
-  if (check) { --argc; }
-  bool const gpu    = example::have_gpu();
-  long long const n = example::point_count(argc, argv, 1ll << 22, 1ll << 13, gpu);
-  if (n == 0) { return 1; }
+  example::command_spec spec{"SDH of N random points, block pairs shared by the MPI ranks", 1ll << 22, 1ll << 13};
+  spec.takes_check = true;
+  example::command_line cl;
+  int const rc = example::parse_command_line(argc, argv, spec, cl, rank == 0);
+  if (rc >= 0) { return rc; }
+  bool const check  = cl.check;
+  bool const gpu    = cl.gpu;
+  long long const n = cl.n;
+  example::check_fits(n, 3 * sizeof(float));  // every rank holds the points; GPUs get blocks
   float const box = 100.f;
   example::cloud const pts = example::uniform_box(n, box, 7);  // the same on every rank
   auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
@@ -65,24 +69,21 @@ int run(int argc, char** argv)
   if (total != h.pairs || h.pairs != pairs.count()) {
     std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu, expected %llu\n", total, h.pairs,
                 pairs.count());
-    return 1;
+    return 3;
   }
   if (check) {
     auto const t1 = std::chrono::steady_clock::now();
     std::vector<unsigned long long> one(bins.size() + 1);
-    if (gpu) {
-      auto const r = twobody::histogram(pairs, twobody::squared_euclidean{}, bins);  // one GPU, in core
-      std::copy(r.counts.begin(), r.counts.end(), one.begin());
-      one.back() = r.outside;
-    } else {
-      twobody::cpu::histogram(pairs, twobody::squared_euclidean{}, bins, one.data());
-    }
+    auto const r = twobody::histogram(gpu ? twobody::exec::gpu : twobody::exec::cpu, pairs, twobody::squared_euclidean{},
+                                      bins);  // one GPU in core, or one process
+    std::copy(r.counts.begin(), r.counts.end(), one.begin());
+    one.back() = r.outside;
     double const s1 = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     std::vector<unsigned long long> got(h.counts);
     got.push_back(h.outside);
     if (got != one) {
       std::printf("CHECK FAILED: the %d-rank histogram differs from the one-%s histogram\n", size, gpu ? "GPU" : "CPU");
-      return 1;
+      return 3;
     }
     std::printf("check: all 256 bins and outside equal the one-%s histogram (%.3f s alone, %.2fx)\n",
                 gpu ? "GPU" : "process", s1, s1 / s);
@@ -96,12 +97,8 @@ int run(int argc, char** argv)
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
-  int rc = 1;
-  try {
-    rc = run(argc, argv);
-  } catch (twobody::error const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());  // every rank gets the same error, named by rank
-  }
+  // Every rank gets the same error, named by rank.
+  int const rc = example::guarded(argv[0], [&] { return run(argc, argv); });
   // A rank that fails alone must not leave the others waiting: agree on the exit code.
   int worst = rc;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -4,8 +4,8 @@
 // queue. A progress line on stderr reports block pairs and pairs/s. A device-memory budget
 // below the set's size makes it run out of core (as for sets larger than the GPU).
 //
-//   example_sdh_host [N] [budget MiB]   (default N = 2^22 on the GPU, 2^14 on the CPU fallback;
-//                                        budget: a quarter of free memory)
+//   example_sdh_host [N] [budget MiB] [--help]   (default N = 2^22 on the GPU, 2^14 on the CPU
+//                                                 backend; budget: a quarter of free memory)
 #include <twobody/twobody.cuh>
 #include <twobody/host/out_of_core.cuh>
 
@@ -17,47 +17,64 @@
 #include <cstdlib>
 #include <vector>
 
+namespace {
+
+int run(example::command_line const& cl)
+{
+  long long const n = cl.n;
+  float const box   = 100.f;
+  example::check_fits(n, 3 * sizeof(float));  // host memory only: the GPUs get blocks
+  example::cloud const pts = example::uniform_box(n, box, 7);  // host memory, fixed seed
+  auto const p             = twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data());
+  auto const pairs         = twobody::self_pairs(p);
+  twobody::distance_bins<float> const bins(box * std::sqrt(3.f), 256);
+  twobody::squared_euclidean const dist{};
+
+  twobody::histogram_result<unsigned long long> h;
+  auto const t0 = std::chrono::steady_clock::now();
+  if (cl.gpu) {
+    twobody::host::scale_options opt;
+    opt.devices = twobody::host::all_devices();
+    if (cl.budget_mib > 0) { opt.device_memory_budget = std::size_t(cl.budget_mib) << 20; }
+    opt.progress = example::progress_line("SDH");
+    twobody::host::scale_stats st;
+    h = twobody::host::histogram(pairs, dist, bins, opt, &st);
+    std::printf("%zu GPU(s), blocks of %lld points, %zu block pairs, %zu block copies\n", opt.devices.size(),
+                static_cast<long long>(st.block_points), st.block_pairs, st.blocks_copied);
+  } else {
+    h.counts.assign(bins.size(), 0);
+    example::cpu_self_pairs_in_blocks(
+      p, [&](auto const& piece) { return twobody::histogram(twobody::exec::cpu, piece, dist, bins); },
+      [&](twobody::histogram_result<unsigned long long> const& part, long long, long long) {
+        for (int k = 0; k < bins.size(); ++k) { h.counts[k] += part.counts[k]; }
+        h.outside += part.outside;
+        h.pairs += part.pairs;
+      });
+  }
+  double const s = example::seconds_since(t0);
+  std::printf("SDH, 256 bins, %lld points in host memory, %s: %llu pairs (%.3f s, %.3g pairs/s)\n", n,
+              cl.gpu ? "GPU" : "CPU", h.pairs, s, double(h.pairs) / s);
+
+  unsigned long long total = h.outside;
+  for (auto c : h.counts) { total += c; }
+  if (total != h.pairs || h.pairs != pairs.count()) {
+    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu\n", total, h.pairs);
+    return 3;
+  }
+  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
-  try {
-    bool const gpu    = example::announce_backend();
-    long long const n = example::point_count(argc, argv, 1ll << 22, 1ll << 14, gpu);
-    if (n == 0) { return 1; }
-    float const box = 100.f;
-    example::cloud const pts = example::uniform_box(n, box, 7);  // host memory, fixed seed
-    auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
-    twobody::distance_bins<float> const bins(box * std::sqrt(3.f), 256);
-
-    twobody::histogram_result<unsigned long long> h;
-    auto const t0 = std::chrono::steady_clock::now();
-    if (gpu) {
-      twobody::host::scale_options opt;
-      opt.devices = twobody::host::all_devices();
-      if (argc > 2) { opt.device_memory_budget = std::size_t(std::atoll(argv[2])) << 20; }
-      opt.progress = example::progress_line("SDH");
-      twobody::host::scale_stats st;
-      h = twobody::host::histogram(pairs, twobody::squared_euclidean{}, bins, opt, &st);
-      std::printf("%zu GPU(s), blocks of %lld points, %zu block pairs, %zu block copies\n", opt.devices.size(),
-                  static_cast<long long>(st.block_points), st.block_pairs, st.blocks_copied);
-    } else {
-      std::vector<unsigned long long> all(bins.size() + 1);
-      twobody::cpu::histogram(pairs, twobody::squared_euclidean{}, bins, all.data());
-      h = twobody::detail::to_histogram_result(std::move(all), pairs.count());
-    }
-    double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("SDH, 256 bins, %lld points in host memory, %s: %llu pairs (%.3f s, %.3g pairs/s)\n", n,
-                gpu ? "GPU" : "CPU", h.pairs, s, double(h.pairs) / s);
-
-    unsigned long long total = h.outside;
-    for (auto c : h.counts) { total += c; }
-    if (total != h.pairs) {
-      std::printf("CHECK FAILED: sum(counts) + outside = %llu != pairs = %llu\n", total, h.pairs);
-      return 1;
-    }
-    std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
-    return 0;
-  } catch (twobody::error const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  return example::guarded(argv[0], [&] {
+    example::command_line cl;
+    example::command_spec spec{"SDH of N random points kept in host memory, in blocks on every GPU", 1ll << 22,
+                               1ll << 14};
+    spec.takes_budget = true;
+    int const rc      = example::parse_command_line(argc, argv, spec, cl);
+    return rc >= 0 ? rc : run(cl);
+  });
 }

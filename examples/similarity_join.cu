@@ -4,7 +4,7 @@
 // the rate, and the first pairs in (i, j) order, and checks them against the CPU backend
 // on a prefix of the points.
 //
-//   example_similarity_join [N]   (default N = 2^20 on the GPU, 2^13 on the CPU fallback)
+//   example_similarity_join [N] [--help]   (default N = 2^20 on the GPU, 2^13 on the CPU backend)
 #include <twobody/twobody.cuh>
 
 #include "example_common.hpp"
@@ -14,61 +14,75 @@
 #include <cstdio>
 #include <vector>
 
+namespace {
+
+int run(example::command_line const& cl)
+{
+  long long const n = cl.n;
+  float const box   = 100.f;
+  // N^2 / 2 * (4/3 pi eps^3) / box^3 = 4N pairs (the box edges make it a little fewer).
+  float const eps = box * static_cast<float>(std::cbrt(6.0 / (3.14159265358979323846 * double(n))));
+  // Points, and about 4 records of 8 bytes per point (twice over while they are gathered).
+  example::check_fits(n, 3 * sizeof(float) + 64, cl.gpu ? 3 * sizeof(float) + 64 : 0);
+
+  example::cloud const pts = example::uniform_box(n, box, 7);
+  auto const p             = twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data());
+  auto const pairs         = twobody::self_pairs(p);
+
+  std::vector<twobody::index_pair> near;
+  auto t0 = std::chrono::steady_clock::now();
+  if (cl.gpu) {
+    // Host input, result in host memory (it streams there in rounds if it outgrows the pool).
+    twobody::join_options opt;
+    opt.location = twobody::result_location::host;
+    (void)twobody::pairs_within(twobody::exec::gpu, twobody::self_pairs(example::slice(p, 0, n < 1024 ? n : 1024)), eps,
+                                opt);  // warm-up: context and module loading, not timed
+    t0          = std::chrono::steady_clock::now();
+    auto result = twobody::pairs_within(twobody::exec::gpu, pairs, eps, opt);
+    std::printf("rounds %d, estimated %llu results before the kernel ran\n", result.stats().rounds,
+                static_cast<unsigned long long>(result.stats().estimated_results));
+    twobody::sort_by_index(result);
+    near = result.to_host();
+  } else {
+    // Blocks of rows; the records of a piece are shifted back to rows of the whole set.
+    example::cpu_self_pairs_in_blocks(
+      p, [&](auto const& piece) { return twobody::pairs_within(twobody::exec::cpu, piece, eps); },
+      [&](twobody::join_result<twobody::index_pair> const& part, long long a0, long long b0) {
+        for (auto r : part.to_host()) {
+          near.push_back({r.i + static_cast<std::uint32_t>(a0), r.j + static_cast<std::uint32_t>(b0)});
+        }
+      });
+    twobody::sort_by_index(near);
+  }
+  double const seconds = example::seconds_since(t0);
+  std::printf("%lld points, eps %.4f, %s: %zu pairs within eps (%.1f per point), %.3f s, %.3g pairs/s evaluated, "
+              "%.3g results/s\n",
+              n, eps, cl.gpu ? "GPU" : "CPU", near.size(), 2.0 * double(near.size()) / double(n), seconds,
+              double(pairs.count()) / seconds, double(near.size()) / seconds);
+  for (std::size_t k = 0; k < near.size() && k < 3; ++k) { std::printf("  (%u, %u)\n", near[k].i, near[k].j); }
+
+  // Check: the pairs among the first m points are exactly the CPU backend's, in one call.
+  long long const m = n < 4096 ? n : 4096;
+  auto ref          = twobody::pairs_within(twobody::exec::cpu, twobody::self_pairs(example::slice(p, 0, m)), eps);
+  std::vector<twobody::index_pair> prefix;
+  for (auto const& r : near) {
+    if (r.j < m) { prefix.push_back(r); }
+  }
+  auto const want = ref.to_host();
+  bool same       = prefix.size() == want.size();
+  for (std::size_t k = 0; same && k < want.size(); ++k) { same = prefix[k].i == want[k].i && prefix[k].j == want[k].j; }
+  std::printf("pairs among the first %lld points match the CPU backend: %s\n", m, same ? "yes" : "NO");
+  return same ? 0 : 3;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
-  try {
-    bool const gpu    = example::announce_backend();
-    long long const n = example::point_count(argc, argv, 1ll << 20, 1ll << 13, gpu);
-    if (n == 0) { return 1; }
-    float const box = 100.f;
-    // N^2 / 2 * (4/3 pi eps^3) / box^3 = 4N pairs (the box edges make it a little fewer).
-    float const eps = box * static_cast<float>(std::cbrt(6.0 / (3.14159265358979323846 * double(n))));
-
-    example::cloud const pts = example::uniform_box(n, box, 7);
-    auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
-
-    std::vector<twobody::index_pair> near;
-    double seconds = 0;
-    if (gpu) {
-      // Host input, result in host memory (it streams there in rounds if it outgrows the pool).
-      twobody::join_options opt;
-      opt.location = twobody::result_location::host;
-      (void)twobody::pairs_within(twobody::self_pairs(twobody::make_points(1024, pts.x.data(), pts.y.data(), pts.z.data())),
-                                  eps, opt);  // warm-up: context and module loading, not timed
-      auto const t0 = std::chrono::steady_clock::now();
-      auto result   = twobody::pairs_within(pairs, eps, opt);
-      seconds       = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("rounds %d, estimated %llu results before the kernel ran\n", result.stats().rounds,
-                  static_cast<unsigned long long>(result.stats().estimated_results));
-      twobody::sort_by_index(result);
-      near = result.to_host();
-    } else {
-      auto const t0 = std::chrono::steady_clock::now();
-      near          = twobody::cpu::join(pairs, twobody::within_eps_fn<float>{eps * eps});
-      seconds       = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    std::printf("%lld points, eps %.4f, %s: %zu pairs within eps (%.1f per point), %.3f s, %.3g pairs/s evaluated, "
-                "%.3g results/s\n",
-                n, eps, gpu ? "GPU" : "CPU", near.size(), 2.0 * double(near.size()) / double(n), seconds,
-                double(pairs.count()) / seconds, double(near.size()) / seconds);
-    for (std::size_t k = 0; k < near.size() && k < 3; ++k) {
-      std::printf("  (%u, %u)\n", near[k].i, near[k].j);
-    }
-
-    // Check: the pairs among the first m points are exactly the CPU backend's.
-    long long const m = n < 4096 ? n : 4096;
-    auto const ref = twobody::cpu::join(twobody::self_pairs(twobody::make_points(m, pts.x.data(), pts.y.data(), pts.z.data())),
-                                        twobody::within_eps_fn<float>{eps * eps});
-    std::vector<twobody::index_pair> prefix;
-    for (auto const& p : near) {
-      if (p.j < m) { prefix.push_back(p); }
-    }
-    bool same = prefix.size() == ref.size();
-    for (std::size_t k = 0; same && k < ref.size(); ++k) { same = prefix[k].i == ref[k].i && prefix[k].j == ref[k].j; }
-    std::printf("pairs among the first %lld points match the CPU backend: %s\n", m, same ? "yes" : "NO");
-    return same ? 0 : 2;
-  } catch (twobody::error const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  return example::guarded(argv[0], [&] {
+    example::command_line cl;
+    int const rc = example::parse_command_line(
+      argc, argv, {"every pair of N random points closer than eps (about 4 per point)", 1ll << 20, 1ll << 13}, cl);
+    return rc >= 0 ? rc : run(cl);
+  });
 }

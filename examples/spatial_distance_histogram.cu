@@ -1,9 +1,9 @@
 // Spatial distance histogram (SDH): the distances of all unordered pairs of N uniform
 // random points in a 100^3 box, in 256 equal bins over [0, 100 sqrt(3)] (the box
-// diagonal, so nothing falls outside except by rounding). The points are copied to
-// device memory first; the host-result form of twobody::histogram brings the counts back.
+// diagonal, so nothing falls outside except by rounding). On a GPU the points are copied to
+// device memory first; without one the same call runs on the CPU backend.
 //
-//   example_sdh [N]      (default N = 2^18 on the GPU, 2^14 on the CPU fallback)
+//   example_sdh [N] [--help]      (default N = 2^18 on the GPU, 2^14 on the CPU backend)
 #include <twobody/twobody.cuh>
 
 #include "example_common.hpp"
@@ -13,9 +13,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <random>
-#include <string>
 #include <vector>
 
 namespace {
@@ -33,66 +30,65 @@ struct device_array {
   device_array& operator=(device_array const&) = delete;
 };
 
+int run(example::command_line const& cl)
+{
+  long long const n = cl.n;
+  float const box   = 100.f;
+  int const nbins   = 256;
+  example::check_fits(n, 3 * sizeof(float), cl.gpu ? 3 * sizeof(float) : 0);
+
+  example::cloud const pts = example::uniform_box(n, box, 7);  // [0, box)^3, fixed seed
+  // Squared distances binned by distance: the square root is folded into the bin (fast path).
+  twobody::distance_bins<float> const bins(box * std::sqrt(3.f), nbins);
+  twobody::squared_euclidean const dist{};
+
+  twobody::histogram_result<unsigned long long> h;
+  auto const host_pts = twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data());
+  auto t0             = std::chrono::steady_clock::now();
+  if (cl.gpu) {
+    device_array dx(pts.x), dy(pts.y), dz(pts.z);
+    auto const pairs = twobody::self_pairs(twobody::make_points(n, dx.ptr, dy.ptr, dz.ptr));
+    (void)twobody::histogram(twobody::exec::gpu, pairs, dist, bins);  // warm-up; not timed
+    t0 = std::chrono::steady_clock::now();
+    h  = twobody::histogram(twobody::exec::gpu, pairs, dist, bins);  // synchronous
+  } else {
+    h.counts.assign(nbins, 0);
+    example::cpu_self_pairs_in_blocks(
+      host_pts, [&](auto const& piece) { return twobody::histogram(twobody::exec::cpu, piece, dist, bins); },
+      [&](twobody::histogram_result<unsigned long long> const& part, long long, long long) {
+        for (int k = 0; k < nbins; ++k) { h.counts[k] += part.counts[k]; }
+        h.outside += part.outside;
+        h.pairs += part.pairs;
+      });
+  }
+  double const seconds = example::seconds_since(t0);
+  std::printf("SDH, %d bins, %lld points, %s: %llu pairs  (%.3f ms, %.3g pairs/s)\n", nbins, n, cl.gpu ? "GPU" : "CPU",
+              h.pairs, seconds * 1e3, double(h.pairs) / seconds);
+
+  std::printf("%5s  %9s  %9s  %14s\n", "bin", "from", "to", "count");
+  for (int k = 0; k < nbins; k += 16) {
+    std::printf("%5d  %9.3f  %9.3f  %14llu\n", k, bins.edge(k), bins.edge(k + 1), h.counts[k]);
+  }
+  std::printf("outside: %llu\n", h.outside);
+
+  unsigned long long total = h.outside;
+  for (auto c : h.counts) { total += c; }
+  if (total != h.pairs || h.pairs != twobody::self_pairs(host_pts).count()) {
+    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu\n", total, h.pairs);
+    return 3;
+  }
+  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-  try {
-    bool const gpu = example::announce_backend();
-    long long const n = example::point_count(argc, argv, 1ll << 18, 1ll << 14, gpu);
-    if (n == 0) { return 1; }
-    float const box = 100.f;
-    int const nbins = 256;
-
-    example::cloud const pts = example::uniform_box(n, box, 7);  // [0, box)^3, fixed seed
-    // Squared distances binned by distance: the square root is folded into the bin (fast path).
-    twobody::distance_bins<float> const bins(box * std::sqrt(3.f), nbins);
-    twobody::squared_euclidean const dist{};
-
-    std::vector<unsigned long long> counts;
-    unsigned long long outside = 0;
-    unsigned long long npairs  = 0;
-    double seconds             = 0;
-    if (gpu) {
-      device_array dx(pts.x), dy(pts.y), dz(pts.z);
-      auto const pairs = twobody::self_pairs(twobody::make_points(n, dx.ptr, dy.ptr, dz.ptr));
-      (void)twobody::histogram(pairs, dist, bins);  // warm-up; not timed
-      auto const t0 = std::chrono::steady_clock::now();
-      auto h        = twobody::histogram(pairs, dist, bins);  // synchronous
-      seconds       = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      counts        = std::move(h.counts);
-      outside       = h.outside;
-      npairs        = h.pairs;
-    } else {
-      auto const pairs = twobody::self_pairs(twobody::make_points(n, pts.x.data(), pts.y.data(), pts.z.data()));
-      std::vector<unsigned long long> all(bins.size() + 1);
-      auto const t0 = std::chrono::steady_clock::now();
-      twobody::cpu::histogram(pairs, dist, bins, all.data());
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      outside = all.back();
-      all.pop_back();
-      counts = std::move(all);
-      npairs = pairs.count();
-    }
-    std::printf("SDH, %d bins, %lld points, %s: %llu pairs  (%.3f ms, %.3g pairs/s)\n", nbins, n, gpu ? "GPU" : "CPU",
-                npairs, seconds * 1e3, double(npairs) / seconds);
-
-    std::printf("%5s  %9s  %9s  %14s\n", "bin", "from", "to", "count");
-    for (int k = 0; k < nbins; k += 16) {
-      std::printf("%5d  %9.3f  %9.3f  %14llu\n", k, bins.edge(k), bins.edge(k + 1), counts[k]);
-    }
-    std::printf("outside: %llu\n", outside);
-
-    unsigned long long total = outside;
-    for (auto c : counts) { total += c; }
-    if (total != npairs) {
-      std::printf("CHECK FAILED: sum(counts) + outside = %llu != pairs = %llu\n", total, npairs);
-      return 1;
-    }
-    std::printf("check: sum(counts) + outside == pairs (%llu)\n", npairs);
-    return 0;
-  } catch (twobody::error const& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  return example::guarded(argv[0], [&] {
+    example::command_line cl;
+    int const rc = example::parse_command_line(
+      argc, argv, {"spatial distance histogram of N random points in a 100^3 box, 256 bins", 1ll << 18, 1ll << 14}, cl);
+    return rc >= 0 ? rc : run(cl);
+  });
 }

@@ -13,6 +13,9 @@
 #                                        #  SKIP_JOIN=1 / SKIP_GRID=1 / SKIP_GRID_JOIN=1 the join / grid benchmarks
 # Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, <gpu>-<date>.json/.log/.md
 # (benchmarks), sass_mix.txt (hot-loop instruction mix), ncu.txt (hardware counters).
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
+fi
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -12,6 +12,9 @@
 #
 # MPI: the machine's mpirun when it runs our binaries; otherwise Open MPI unpacked from
 # $BIN/../.mpi/openmpi-debian.tgz (Debian's packages, the version the binaries were linked with).
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
+fi
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

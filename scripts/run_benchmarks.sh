@@ -8,6 +8,9 @@
 #   BENCH=.gpu/bench_join NAME=join OUT_DIR=$OUT scripts/run_benchmarks.sh   # join-<gpu>-<date>.*, targets-join-<gpu>.json
 #   TWOBODY_COMMIT=<sha>   names the commit where the tree has no .git (defaults to git rev-parse HEAD)
 # Extra arguments go to bench_suite (see its header for --sizes, --naive_max_n, --cpu_n).
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
+fi
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BENCH:-$root/build/benchmarks/bench_suite}

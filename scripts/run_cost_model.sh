@@ -6,6 +6,9 @@
 #   scripts/run_cost_model.sh                          # build/benchmarks/bench_cost_model -> benchmarks/results/
 #   BENCH=.gpu/bench_cost_model OUT_DIR=$OUT scripts/run_cost_model.sh
 #   SKIP_CALIBRATION=1 / SKIP_SWEEP=1                  # one part only
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
+fi
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=${BENCH:-$root/build/benchmarks/bench_cost_model}

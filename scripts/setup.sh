@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup for twobody on Debian/Ubuntu.
 #
-#   scripts/setup.sh [--run-example]   install missing deps, build + run example_sdh (default)
+#   scripts/setup.sh [--run-example]   install missing deps, build + run the quick start in build/ (default)
 #   scripts/setup.sh --no-run          only install missing deps
 #
 # Env: CUDA_ARCHS (default 90) - CUDA architectures for the example build.
@@ -16,7 +16,7 @@ elif [[ $# -eq 1 ]]; then
 fi
 case "${MODE}" in
   --run-example|--no-run) ;;
-  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
   *) echo "unknown argument: ${MODE} (use --run-example or --no-run)" >&2; exit 2 ;;
 esac
 
@@ -125,8 +125,8 @@ if [[ ! -f "${BUILD_DIR}/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1;
 fi
 log "configuring ${BUILD_DIR}"
 cmake "${CMAKE_ARGS[@]}"
-log "building example_sdh"
-cmake --build "${BUILD_DIR}" --target example_sdh -j "$(nproc 2>/dev/null || echo 2)"
-log "running example_sdh"
+log "building example_quick_start (README's quick start)"
+cmake --build "${BUILD_DIR}" --target example_quick_start -j "$(nproc 2>/dev/null || echo 2)"
+log "running build/examples/example_quick_start"
 cd "${REPO_ROOT}"
-./build/examples/example_sdh
+./build/examples/example_quick_start

@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Configure, build and run the full twobody test suite.
+# Configure, build and run the full twobody test suite (tests, examples, benchmarks) in
+# build-test/, then ctest. About 20 minutes the first time on 2 cores.
+#
+#   scripts/test.sh            build and run everything (what CI runs)
+#
 # Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90).
 set -euo pipefail
+
+case "${1:-}" in
+  "") ;;
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+  *) echo "unknown argument: $1 (scripts/test.sh takes none; see --help)" >&2; exit 2 ;;
+esac
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${REPO_ROOT}"

@@ -49,7 +49,7 @@ R gpu_reduce(pair_set<points<T, 3>> const& pairs, F f, Op op, R identity)
 template <class Input, class P>
 auto gpu_count(pair_set<P> const& pairs, float r)
 {
-  using C = detail::count_t<P>;
+  using C = pair_count_t<P>;
   std::size_t bytes = 0;
   auto result       = tbt::poisoned<C>(1);
   auto pred         = within_radius(static_cast<typename P::value_type>(r));

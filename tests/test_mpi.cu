@@ -85,7 +85,7 @@ TEST(MpiCpu, HistogramsOverTheRanksEqualTheWholeRun)
       cpu::histogram(pairs, squared_euclidean{}, bins, want.data());
       host::scale_stats st;
       auto const got = mpi::histogram(pairs, squared_euclidean{}, bins, opt, &st);
-      expect_same(got, detail::to_histogram_result(want, pairs.count()));
+      expect_same(got, histogram_result<unsigned long long>::from_slots(want, pairs.count()));
       EXPECT_EQ(sum_over_ranks(st.pairs), pairs.count());  // the shares cover the run once
     }
   }

@@ -9,6 +9,7 @@
 
 #include <twobody/detail/error.cuh>
 #include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cmath>
 
@@ -66,6 +67,7 @@ __host__ __device__ inline T approx_sqrt(T x)
 /// exact (GPU and host agree bin for bin; see detail::floor_bin). At most 2^22 bins.
 template <class T>
 struct uniform_bins {
+  static constexpr bool bounded_slots = true;
   T lo{};
   T hi{};
   int n         = 0;
@@ -100,6 +102,8 @@ struct uniform_bins {
 /// edge-exact IEEE binning use `euclidean` with `uniform_bins` (about twice as slow).
 template <class T>
 struct distance_bins {
+  static constexpr bool bounded_slots            = true;
+  static constexpr bool expects_squared_distance = true;  ///< see value_traits.cuh
   T r_max{};
   int n         = 0;
   T inv_width{};  // n / r_max
@@ -131,6 +135,7 @@ struct distance_bins {
 /// floor((log2(x) - log2(lo)) * (n / log2(hi / lo))). x <= 0 is outside.
 template <class T>
 struct log_bins {
+  static constexpr bool bounded_slots = true;
   T lo{};
   T hi{};
   int n = 0;
@@ -174,6 +179,9 @@ struct log_bins {
 /// outside either range goes to the outside slot X.size() * Y.size().
 template <class BinsX, class BinsY>
 struct bins_2d {
+  static constexpr bool bounded_slots = has_bounded_slots<BinsX>::value && has_bounded_slots<BinsY>::value;
+  static constexpr bool expects_squared_distance =
+    twobody::expects_squared_distance<BinsX>::value || twobody::expects_squared_distance<BinsY>::value;
   BinsX x;
   BinsY y;
 

@@ -13,6 +13,7 @@
 
 #include <twobody/detail/error.cuh>
 #include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cmath>
 
@@ -42,6 +43,7 @@ __host__ __device__ inline T min_of(T a, T b)
 
 /// |a - b|^2, no square root.
 struct squared_euclidean {
+  static constexpr bool returns_squared_distance = true;  ///< distance_bins takes it (value_traits.cuh)
   template <class T, int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
@@ -70,6 +72,7 @@ struct euclidean {
 /// axis); the shorter of |dx| and L - |dx| is taken per axis.
 template <class T, int D>
 struct periodic_squared_euclidean {
+  static constexpr bool returns_squared_distance = true;
   T box[D];
 
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const

@@ -279,6 +279,7 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
                                                     Binning const& bins, grid_options const& opt, cudaStream_t stream)
 {
   using Count = unsigned long long;
+  check_bins_accept<F, Binning>();
   TWOBODY_EXPECTS(bins.size() >= 1 && bins.size() < (1 << 30), "histogram: need between 1 and 2^30 bins");
   int const slots = bins.size() + 1;
   device_buffer counts(sizeof(Count) * static_cast<std::size_t>(slots), stream);
@@ -309,7 +310,7 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
   TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
   unsigned long long visited = 0;
   for (Count c : all) { visited += c; }
-  return to_histogram_result(std::move(all), visited);
+  return histogram_result<Count>::from_slots(std::move(all), visited);
 }
 
 }  // namespace detail
@@ -383,58 +384,83 @@ bool grid_pays(grid_geometry<D> const& geo, double pairs)
   return share < 0.35;
 }
 
+/// Runs a range-limited statistic: brute(policy) on the CPU backend or for brute force on the
+/// GPU, on_grid(index, cross queries or null) when a grid is used.
 template <class T, int D, class Run, class Brute>
-auto range_limited(pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg, Run&& on_grid, Brute&& brute,
-                   cudaStream_t stream)
+auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg,
+                   char const* what, Run&& on_grid, Brute&& brute)
 {
   validate(pairs);
-  points<T, D> const& indexed = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   TWOBODY_EXPECTS(pairs.mode != pair_mode::ordered, "range-limited statistics take self or cross pairs");
   pair_search use = rg.search;
+  if (!runs_on_gpu(exec, what)) {
+    if (rg.chosen != nullptr) { *rg.chosen = pair_search::brute_force; }  // the CPU backend has no grid
+    return brute(twobody::exec::cpu);
+  }
+  cudaStream_t const stream = exec.stream;
+  points<T, D> const& indexed = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   if (use == pair_search::automatic && static_cast<double>(pairs.count()) < double(1 << 24)) {
     use = pair_search::brute_force;  // too small for a grid to pay: skip the build
   }
   if (use == pair_search::brute_force) {
     if (rg.chosen != nullptr) { *rg.chosen = use; }
-    return brute();
+    return brute(twobody::exec::gpu.on(stream));
   }
   grid_index<T, D> const index(indexed, rg.cutoff, stream);
   if (use == pair_search::automatic) {
     use = grid_pays(index.geometry(), static_cast<double>(pairs.count())) ? pair_search::grid : pair_search::brute_force;
   }
   if (rg.chosen != nullptr) { *rg.chosen = use; }
-  if (use == pair_search::brute_force) { return brute(); }
+  if (use == pair_search::brute_force) { return brute(twobody::exec::gpu.on(stream)); }
   return on_grid(index, pairs.mode == pair_mode::cross ? &pairs.a : nullptr);
 }
 
 }  // namespace detail
 
 /// Pairs of `pairs` (self or cross) with pred(a, b) true, where pred is false beyond
-/// rg.cutoff: through a grid when it pays (or as rg.search says), else brute force.
+/// rg.cutoff: through a grid when it pays (or as rg.search says), else brute force, on the
+/// backend `exec` names (the CPU backend always uses brute force).
+template <class T, int D, class Pred>
+unsigned long long count_pairs(execution_policy const& exec, pair_set<points<T, D>> const& pairs, Pred pred,
+                               within_cutoff<T> const& rg)
+{
+  return detail::range_limited(
+    exec, pairs, rg, "count_pairs",
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
+      return detail::grid_count(index, cross, pred, rg.grid, exec.stream);
+    },
+    [&](execution_policy const& e) { return count_pairs(e, pairs, pred); });
+}
+
+/// count_pairs with a cutoff under exec::automatic on `stream`.
 template <class T, int D, class Pred>
 unsigned long long count_pairs(pair_set<points<T, D>> const& pairs, Pred pred, within_cutoff<T> const& rg,
                                cudaStream_t stream = 0)
 {
-  return detail::range_limited(
-    pairs, rg,
-    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
-      return detail::grid_count(index, cross, pred, rg.grid, stream);
-    },
-    [&] { return count_pairs(pairs, pred, stream); }, stream);
+  return count_pairs(exec::automatic.on(stream), pairs, pred, rg);
 }
 
 /// Histogram of f over the pairs within rg.cutoff (bins must end at or before the cutoff);
 /// `outside` and `pairs` count the pairs visited, which differ between grid and brute force.
 template <class T, int D, class F, class Binning>
+histogram_result<unsigned long long> histogram(execution_policy const& exec, pair_set<points<T, D>> const& pairs, F f,
+                                               Binning const& bins, within_cutoff<T> const& rg)
+{
+  detail::check_bins_accept<F, Binning>();
+  return detail::range_limited(
+    exec, pairs, rg, "histogram",
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
+      return detail::grid_histogram(index, cross, f, bins, rg.grid, exec.stream);
+    },
+    [&](execution_policy const& e) { return histogram(e, pairs, f, bins); });
+}
+
+/// histogram with a cutoff under exec::automatic on `stream`.
+template <class T, int D, class F, class Binning>
 histogram_result<unsigned long long> histogram(pair_set<points<T, D>> const& pairs, F f, Binning const& bins,
                                                within_cutoff<T> const& rg, cudaStream_t stream = 0)
 {
-  return detail::range_limited(
-    pairs, rg,
-    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
-      return detail::grid_histogram(index, cross, f, bins, rg.grid, stream);
-    },
-    [&] { return histogram(pairs, f, bins, stream); }, stream);
+  return histogram(exec::automatic.on(stream), pairs, f, bins, rg);
 }
 
 }  // namespace twobody

@@ -236,30 +236,49 @@ join_result<index_pair> pairs_within(points<T, D> const& queries, grid_index<T, 
 
 /// Join of `pairs` (self or cross) where `x` keeps no pair farther apart than rg.cutoff:
 /// through a grid index of the B side when it pays (or as rg.search says), else the tiled
-/// brute-force join. Same records either way (order unspecified).
+/// brute-force join, on the backend `exec` names (the CPU backend: brute force). Same records
+/// either way (order unspecified).
+template <class T, int D, class X>
+join_result<typename detail::emitter_t<X>::record_type> join(execution_policy const& exec,
+                                                            pair_set<points<T, D>> const& pairs, X const& x,
+                                                            within_cutoff<T> const& rg, join_options const& jopt = {})
+{
+  return detail::range_limited(
+    exec, pairs, rg, "join",
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
+      return cross != nullptr ? join(*cross, index, x, jopt, rg.grid, exec.stream)
+                              : join(index, x, jopt, rg.grid, exec.stream);
+    },
+    [&](execution_policy const& e) { return join(e, pairs, x, jopt); });
+}
+
+/// join with a cutoff under exec::automatic on `stream`.
 template <class T, int D, class X>
 join_result<typename detail::emitter_t<X>::record_type> join(pair_set<points<T, D>> const& pairs, X const& x,
                                                             within_cutoff<T> const& rg, join_options const& jopt = {},
                                                             cudaStream_t stream = 0)
 {
-  return detail::range_limited(
-    pairs, rg,
-    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
-      return cross != nullptr ? join(*cross, index, x, jopt, rg.grid, stream) : join(index, x, jopt, rg.grid, stream);
-    },
-    [&] { return join(pairs, x, jopt, stream); }, stream);
+  return join(exec::automatic.on(stream), pairs, x, rg, jopt);
 }
 
 /// Similarity join within eps (Euclidean), through a grid of cell side rg.cutoff (>= eps) when
 /// it pays, else brute force: `pairs_within(self_pairs(pts), eps, within_cutoff<float>{eps})`.
 template <class T, int D>
-join_result<index_pair> pairs_within(pair_set<points<T, D>> const& pairs, cuda::std::type_identity_t<T> eps,
-                                     within_cutoff<T> const& rg,
-                                     join_options const& jopt = {}, cudaStream_t stream = 0)
+join_result<index_pair> pairs_within(execution_policy const& exec, pair_set<points<T, D>> const& pairs,
+                                     cuda::std::type_identity_t<T> eps, within_cutoff<T> const& rg,
+                                     join_options const& jopt = {})
 {
   T const e = detail::checked_eps(eps);
   TWOBODY_EXPECTS(e <= rg.cutoff, "pairs_within: eps is larger than within_cutoff::cutoff");
-  return join(pairs, within_eps_fn<T>{e * e}, rg, jopt, stream);
+  return join(exec, pairs, within_eps_fn<T>{e * e}, rg, jopt);
+}
+
+/// pairs_within with a cutoff under exec::automatic on `stream`.
+template <class T, int D>
+join_result<index_pair> pairs_within(pair_set<points<T, D>> const& pairs, cuda::std::type_identity_t<T> eps,
+                                     within_cutoff<T> const& rg, join_options const& jopt = {}, cudaStream_t stream = 0)
+{
+  return pairs_within(exec::automatic.on(stream), pairs, eps, rg, jopt);
 }
 
 }  // namespace twobody

@@ -10,18 +10,28 @@
 /// value fell outside the bins (below, above, or NaN); all of them add up to pairs.count().
 /// Counts are `unsigned long long`; weighted point sets (make_weighted_points) need `double`
 /// counts and add w_i w_j per pair. The output is overwritten (zeroed first).
+///
+/// The functor's values must be what the bin map takes: distance_bins takes squared
+/// distances, so it accepts only functors that declare them (squared_euclidean,
+/// periodic_squared_euclidean, or `returns_squared_distance`; see value_traits.cuh); a
+/// mismatch does not compile. Slots a user bin map returns outside [0, size()] are counted as
+/// outside. The host-result form takes an execution policy first (execution.cuh).
 #pragma once
 
 #include <twobody/binning.cuh>
+#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
 #include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
+#include <twobody/results.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -30,34 +40,12 @@
 
 namespace twobody {
 
-/// A histogram brought back to the host.
-template <class Count>
-struct histogram_result {
-  std::vector<Count> counts;   ///< one per bin
-  Count outside{};             ///< pairs whose value was outside the bins (or NaN)
-  unsigned long long pairs{};  ///< pairs visited
-};
-
 namespace detail {
 
-/// The bins + 1 counter slots (the last: outside) as a result over `pairs` visited pairs.
-template <class Count>
-histogram_result<Count> to_histogram_result(std::vector<Count> slots, unsigned long long pairs)
-{
-  histogram_result<Count> r;
-  r.outside = slots.back();
-  slots.pop_back();
-  r.counts = std::move(slots);
-  r.pairs  = pairs;
-  return r;
-}
-
-template <class Points>
-using default_count_t = cuda::std::conditional_t<Points::weighted, double, unsigned long long>;
-
-template <class Points, class Count, class Binning>
+template <class F, class Points, class Count, class Binning>
 void check_histogram_args(pair_set<Points> const& pairs, Binning const& bins, Count const* d_counts)
 {
+  check_bins_accept<F, Binning>();
   static_assert(cuda::std::is_same_v<Count, unsigned long long> || cuda::std::is_same_v<Count, double>,
                 "twobody::histogram: counts must be unsigned long long (or double for weighted point sets)");
   static_assert(!Points::weighted || cuda::std::is_floating_point_v<Count>,
@@ -66,6 +54,8 @@ void check_histogram_args(pair_set<Points> const& pairs, Binning const& bins, Co
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
   TWOBODY_EXPECTS(bins.size() < std::numeric_limits<int>::max() - 1, "histogram: too many bins");
   TWOBODY_EXPECTS(d_counts != nullptr, "histogram: the counts pointer is null");
+  TWOBODY_EXPECTS(device_accessible(d_counts), "histogram: d_counts must be device-accessible memory (cudaMalloc, "
+                                               "managed or pinned); the host-result form returns the counts instead");
 }
 
 /// Shared counters: 32-bit for plain counts (flushed before they can wrap), Count otherwise.
@@ -97,13 +87,12 @@ template <class Input, class Points, class F, class Binning, class Count>
 void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
                           int copies, cudaStream_t stream)
 {
-  check_histogram_args(pairs, bins, d_counts);
+  check_histogram_args<F>(pairs, bins, d_counts);
   int const slots = bins.size() + 1;
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   if (pairs.count() == 0) { return; }
-  staged_points<Points> a(pairs.a, stream);
-  staged_points<Points> b(pairs.b, stream);
-  pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+  staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const dev = staged.pairs();
 
   using Counter = shared_counter_t<Count>;
   constexpr int B = Input::block_threads;
@@ -149,12 +138,11 @@ template <class Input, class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, output::global_atomics,
                cudaStream_t stream = 0)
 {
-  detail::check_histogram_args(pairs, bins, d_counts);
+  detail::check_histogram_args<F>(pairs, bins, d_counts);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   if (pairs.count() == 0) { return; }
-  detail::staged_points<Points> a(pairs.a, stream);
-  detail::staged_points<Points> b(pairs.b, stream);
-  pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+  detail::staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const dev = staged.pairs();
   using kernel = detail::pair_kernel<Input, detail::global_histogram_agent<Binning, Count, Input::block_threads>, Points, F>;
   kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{bins, d_counts}, stream);
 }
@@ -175,7 +163,7 @@ struct histogram_kernels {
 template <class Count = void, class Points, class F, class Binning>
 policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning const& bins)
 {
-  using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, detail::default_count_t<Points>, Count>;
+  using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
   using kernels = detail::histogram_kernels<Points, F, Binning, C>;
   problem p       = detail::sizes_of(pairs, statistic_kind::histogram);
   p.slots         = bins.size() + 1;
@@ -190,28 +178,43 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
 template <class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::check_histogram_args(pairs, bins, d_counts);
+  detail::check_histogram_args<F>(pairs, bins, d_counts);
   policy_plan const plan = plan_histogram<Count>(pairs, f, bins);
   detail::with_chosen_input(detail::histogram_inputs<Points>{}, plan.input, [&](auto in) {
     histogram<decltype(in)>(pairs, f, bins, d_counts, output::warp_privatized{plan.copies}, stream);
   });
 }
 
-/// One-call histogram returned to the host (synchronizes `stream`). Point arrays may be
-/// in host or device memory.
+/// One-call histogram returned to the host, on the backend `exec` names (the GPU form
+/// synchronizes exec.stream). Point arrays may be in host or device memory on the GPU, host
+/// memory on the CPU.
 template <class Points, class F, class Binning>
-histogram_result<detail::default_count_t<Points>> histogram(pair_set<Points> const& pairs, F f, Binning const& bins,
-                                                            cudaStream_t stream = 0)
+histogram_result<pair_count_t<Points>> histogram(execution_policy const& exec, pair_set<Points> const& pairs, F f,
+                                                 Binning const& bins)
 {
-  using Count = detail::default_count_t<Points>;
+  using Count = pair_count_t<Points>;
+  detail::check_bins_accept<F, Binning>();
   detail::validate(pairs);
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
-  detail::device_buffer d(sizeof(Count) * (bins.size() + 1), stream);
-  histogram(pairs, f, bins, d.as<Count>(), stream);
+  if (!detail::runs_on_gpu(exec, "histogram")) {
+    detail::check_host_readable(pairs);
+    return cpu::histogram(pairs, f, bins);
+  }
+  detail::device_buffer d(sizeof(Count) * (bins.size() + 1), exec.stream);
+  histogram(pairs, f, bins, d.as<Count>(), exec.stream);
   std::vector<Count> all(bins.size() + 1);
-  TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * all.size(), cudaMemcpyDeviceToHost, stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-  return detail::to_histogram_result(std::move(all), pairs.count());
+  TWOBODY_CUDA_TRY(
+    cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * all.size(), cudaMemcpyDeviceToHost, exec.stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(exec.stream));
+  return histogram_result<Count>::from_slots(std::move(all), pairs.count());
+}
+
+/// One-call histogram returned to the host under exec::automatic on `stream`.
+template <class Points, class F, class Binning>
+histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, F f, Binning const& bins,
+                                                 cudaStream_t stream = 0)
+{
+  return histogram(exec::automatic.on(stream), pairs, f, bins);
 }
 
 }  // namespace twobody

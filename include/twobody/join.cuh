@@ -21,11 +21,13 @@
 /// classic count / scan / write baseline.
 #pragma once
 
+#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/join_driver.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
@@ -73,13 +75,10 @@ join_stats run_join(pair_set<Points> const& pairs, Emitter const& e, Sink& sink,
 {
   check_record<typename Emitter::record_type>();
   check_options<Output, typename Emitter::record_type>(opt);
-  validate(pairs);
-  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
-                  "join: 32-bit record indices need fewer than 2^32 points per side");
+  validate(pairs);  // also: fewer than 2^32 points per side, as the 32-bit record indices need
   if (pairs.count() == 0) { return {}; }
-  staged_points<Points> a(pairs.a, stream);
-  staged_points<Points> b(pairs.b, stream);
-  pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+  staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const dev = staged.pairs();
   if constexpr (Output::one_pass) {
     return run_one_pass<Input, Output>(dev, e, sink, opt, stream);
   } else {
@@ -105,6 +104,18 @@ join_result<Record> collect_join(join_options const& opt, Run&& run)
   return {sink.release(), n, st};
 }
 
+/// The CPU backend's join as the one-call forms return it (host memory, (i, j) order).
+template <class Points, class X>
+join_result<typename emitter_t<X>::record_type> cpu_join(pair_set<Points> const& pairs, X const& x)
+{
+  check_host_readable(pairs);
+  auto records = cpu::join(pairs, x);
+  join_stats st;
+  st.results = records.size();
+  st.rounds  = 1;
+  return {std::move(records), st};
+}
+
 }  // namespace detail
 
 /// The default join output: pages of 128 records per warp (a warp's records land side by side
@@ -118,65 +129,120 @@ using default_join_output = output::direct_output_buffer<128, output::page_owner
 /// during the call), while the next round computes. The memory a result needs on the GPU is
 /// one pool within join_options::device_memory_budget: results larger than GPU memory work.
 /// `x` is an emitter or a predicate (then records are index_pair). If consume throws, the
-/// join stops and the exception propagates (records already delivered stay delivered).
+/// join stops and the exception propagates (records already delivered stay delivered). On the
+/// CPU backend consume is called once, with every record in (i, j) order.
+template <class Input = default_input, class Output = default_join_output, class Points, class X, class Consume>
+join_stats join_each(execution_policy const& exec, pair_set<Points> const& pairs, X const& x, Consume&& consume,
+                     join_options const& opt = {})
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  detail::check_options<Output, Record>(opt);
+  detail::validate(pairs);
+  if (!detail::runs_on_gpu(exec, "join_each")) {
+    auto const r = detail::cpu_join(pairs, x);
+    if (!r.empty()) { consume(r.data(), r.size()); }
+    return r.stats();
+  }
+  detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
+  return detail::run_join<Input, Output>(pairs, e, sink, opt, exec.stream);
+}
+
+/// join_each under exec::automatic on `stream`.
 template <class Input = default_input, class Output = default_join_output, class Points, class X, class Consume>
 join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consume, join_options const& opt = {},
                      cudaStream_t stream = 0)
 {
-  auto const e = detail::as_emitter(x);
-  using Record = typename decltype(e)::record_type;
-  detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
-  return detail::run_join<Input, Output>(pairs, e, sink, opt, stream);
+  return join_each<Input, Output>(exec::automatic.on(stream), pairs, x, consume, opt);
 }
 
 /// One-call join: every pair that `x` (an emitter, or a predicate for index pairs) keeps, in
-/// a result owning device memory (default) or host memory (opt.location). Point arrays may
-/// be in host or device memory. Synchronizes `stream`. The record order is unspecified; see
-/// sort_by_index(). The explicit form names the input and output policies:
-/// `join<input::shared_tile<256, 4>, output::two_pass>(pairs, pred)`.
+/// a result owning device memory (default) or host memory (opt.location), on the backend
+/// `exec` names (the CPU backend returns host memory in (i, j) order). Point arrays may be in
+/// host or device memory on the GPU. Synchronizes exec.stream. The GPU's record order is
+/// unspecified; see sort_by_index(). The explicit form names the input and output policies:
+/// `join<input::shared_tile<256, 4>, output::two_pass>(exec::gpu, pairs, pred)`.
+template <class Input = default_input, class Output = default_join_output, class Points, class X>
+join_result<typename detail::emitter_t<X>::record_type> join(execution_policy const& exec, pair_set<Points> const& pairs,
+                                                            X const& x, join_options const& opt = {})
+{
+  auto const e = detail::as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  detail::check_options<Output, Record>(opt);
+  detail::validate(pairs);
+  if (!detail::runs_on_gpu(exec, "join")) { return detail::cpu_join(pairs, x); }
+  return detail::collect_join<Record>(
+    opt, [&](auto& sink) { return detail::run_join<Input, Output>(pairs, e, sink, opt, exec.stream); });
+}
+
+/// join under exec::automatic on `stream`.
 template <class Input = default_input, class Output = default_join_output, class Points, class X>
 join_result<typename detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x,
                                                             join_options const& opt = {}, cudaStream_t stream = 0)
 {
-  auto const e = detail::as_emitter(x);
-  using Record = typename decltype(e)::record_type;
-  return detail::collect_join<Record>(
-    opt, [&](auto& sink) { return detail::run_join<Input, Output>(pairs, e, sink, opt, stream); });
+  return join<Input, Output>(exec::automatic.on(stream), pairs, x, opt);
 }
 
 /// Similarity join: the pairs within Euclidean distance eps (|a - b| <= eps, tested on squared
 /// distances), as index pairs. Self mode gives each unordered pair once with i < j.
 template <class Input = default_input, class Output = default_join_output, class Points>
-join_result<index_pair> pairs_within(pair_set<Points> const& pairs, typename Points::value_type eps,
-                                     join_options const& opt = {}, cudaStream_t stream = 0)
+join_result<index_pair> pairs_within(execution_policy const& exec, pair_set<Points> const& pairs,
+                                     typename Points::value_type eps, join_options const& opt = {})
 {
   using T = typename Points::value_type;
   T const e = detail::checked_eps(eps);
-  return join<Input, Output>(pairs, within_eps_fn<T>{e * e}, opt, stream);
+  return join<Input, Output>(exec, pairs, within_eps_fn<T>{e * e}, opt);
+}
+
+/// pairs_within under exec::automatic on `stream`.
+template <class Input = default_input, class Output = default_join_output, class Points>
+join_result<index_pair> pairs_within(pair_set<Points> const& pairs, typename Points::value_type eps,
+                                     join_options const& opt = {}, cudaStream_t stream = 0)
+{
+  return pairs_within<Input, Output>(exec::automatic.on(stream), pairs, eps, opt);
 }
 
 /// Similarity join under any metric functor: metric(a, b) <= eps, records {i, j, distance}.
+template <class Input = default_input, class Output = default_join_output, class Points, class Metric>
+join_result<index_pair_value<typename Points::value_type>> pairs_within(execution_policy const& exec,
+                                                                        pair_set<Points> const& pairs,
+                                                                        typename Points::value_type eps, Metric metric,
+                                                                        join_options const& opt = {})
+{
+  using T = typename Points::value_type;
+  return join<Input, Output>(exec, pairs, emit_pairs_within<Metric, T>{metric, detail::checked_eps(eps)}, opt);
+}
+
+/// pairs_within with a metric under exec::automatic on `stream`.
 template <class Input = default_input, class Output = default_join_output, class Points, class Metric>
 join_result<index_pair_value<typename Points::value_type>> pairs_within(pair_set<Points> const& pairs,
                                                                         typename Points::value_type eps, Metric metric,
                                                                         join_options const& opt = {},
                                                                         cudaStream_t stream = 0)
 {
-  using T = typename Points::value_type;
-  return join<Input, Output>(pairs, emit_pairs_within<Metric, T>{metric, detail::checked_eps(eps)}, opt, stream);
+  return pairs_within<Input, Output>(exec::automatic.on(stream), pairs, eps, metric, opt);
 }
 
 /// Band join on one column of two tables: the (i, j) with lower <= b[column] - a[column] <= upper.
 template <class Input = default_input, class Output = default_join_output, class Points>
-join_result<index_pair> band_join(pair_set<Points> const& pairs, int column, typename Points::value_type lower,
-                                  typename Points::value_type upper, join_options const& opt = {},
-                                  cudaStream_t stream = 0)
+join_result<index_pair> band_join(execution_policy const& exec, pair_set<Points> const& pairs, int column,
+                                  typename Points::value_type lower, typename Points::value_type upper,
+                                  join_options const& opt = {})
 {
   using T = typename Points::value_type;
   TWOBODY_EXPECTS(column >= 0 && column < Points::dims, "band_join: column out of range");
   TWOBODY_EXPECTS(!std::isnan(static_cast<double>(lower)) && !std::isnan(static_cast<double>(upper)) && lower <= upper,
                   "band_join: need lower <= upper (and neither NaN)");
-  return join<Input, Output>(pairs, band_fn<T>{column, lower, upper}, opt, stream);
+  return join<Input, Output>(exec, pairs, band_fn<T>{column, lower, upper}, opt);
+}
+
+/// band_join under exec::automatic on `stream`.
+template <class Input = default_input, class Output = default_join_output, class Points>
+join_result<index_pair> band_join(pair_set<Points> const& pairs, int column, typename Points::value_type lower,
+                                  typename Points::value_type upper, join_options const& opt = {},
+                                  cudaStream_t stream = 0)
+{
+  return band_join<Input, Output>(exec::automatic.on(stream), pairs, column, lower, upper, opt);
 }
 
 }  // namespace twobody

@@ -13,12 +13,14 @@
 /// added with atomics, so the last bits can vary from run to run. Unweighted point sets.
 #pragma once
 
+#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
 #include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/points.cuh>
 
@@ -43,9 +45,8 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t 
   TWOBODY_EXPECTS(d_out != nullptr, "sum_per_point: the output pointer is null");
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, sizeof(Out) * static_cast<std::size_t>(pairs.a.size), stream));
   if (pairs.count() == 0) { return; }
-  detail::staged_points<Points> a(pairs.a, stream);
-  detail::staged_points<Points> b(pairs.b, stream);
-  pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+  detail::staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const dev = staged.pairs();
   constexpr int R = Input::tiled ? Input::points_per_thread : 1;
   using kernel    = detail::pair_kernel<Input, detail::per_point_sum_agent<Out, Input::block_threads, R>, Points, F>;
   kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{d_out}, stream);
@@ -80,20 +81,33 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t 
                             [&](auto in) { sum_per_point<decltype(in)>(pairs, f, d_out, stream); });
 }
 
-/// One-call form returned to the host (synchronizes `stream`), sums in the points' value
-/// type. Point arrays may be in host or device memory.
+/// One-call form returned to the host, on the backend `exec` names, sums in the points'
+/// value type (the GPU form synchronizes exec.stream). Point arrays may be in host or device
+/// memory on the GPU, host memory on the CPU.
 template <class Points, class F>
-std::vector<typename Points::value_type> sum_per_point(pair_set<Points> const& pairs, F f, cudaStream_t stream = 0)
+std::vector<typename Points::value_type> sum_per_point(execution_policy const& exec, pair_set<Points> const& pairs, F f)
 {
   using T = typename Points::value_type;
   detail::validate(pairs);
+  if (!detail::runs_on_gpu(exec, "sum_per_point")) {
+    detail::check_host_readable(pairs);
+    return cpu::sum_per_point(pairs, f);
+  }
   std::vector<T> out(static_cast<std::size_t>(pairs.a.size));
   if (out.empty()) { return out; }
-  detail::device_buffer d(sizeof(T) * out.size(), stream);
-  sum_per_point(pairs, f, d.as<T>(), stream);
-  TWOBODY_CUDA_TRY(cudaMemcpyAsync(out.data(), d.as<T>(), sizeof(T) * out.size(), cudaMemcpyDeviceToHost, stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  detail::device_buffer d(sizeof(T) * out.size(), exec.stream);
+  sum_per_point(pairs, f, d.as<T>(), exec.stream);
+  TWOBODY_CUDA_TRY(
+    cudaMemcpyAsync(out.data(), d.as<T>(), sizeof(T) * out.size(), cudaMemcpyDeviceToHost, exec.stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(exec.stream));
   return out;
+}
+
+/// One-call form returned to the host under exec::automatic on `stream`.
+template <class Points, class F>
+std::vector<typename Points::value_type> sum_per_point(pair_set<Points> const& pairs, F f, cudaStream_t stream = 0)
+{
+  return sum_per_point(exec::automatic.on(stream), pairs, f);
 }
 
 }  // namespace twobody

@@ -10,15 +10,23 @@
 /// Like CUB, the explicit form takes caller-provided temporary storage: call it once with
 /// `d_temp == nullptr` to learn `temp_bytes`, then again to run. Weighted point sets
 /// multiply each pair's value by w_i w_j before reducing.
+///
+/// `identity` must be the identity of `op` (0 for plus, 1 for multiplies, +inf for min):
+/// every GPU block and CPU thread starts from it, so any other value is counted several times.
+/// The host-result forms take an execution policy first (execution.cuh): the same call runs
+/// on the GPU or the CPU backend and returns the same value.
 #pragma once
 
+#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
 #include <twobody/detail/device_buffer.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/output/registers.cuh>
 #include <twobody/points.cuh>
+#include <twobody/results.cuh>
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
@@ -46,11 +54,14 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
   }
   TWOBODY_EXPECTS(temp_bytes >= partial_bytes + cub_bytes, "reduce_pairs: temp_bytes is smaller than the size query returned");
   TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
+  TWOBODY_EXPECTS(device_accessible(d_temp), "reduce_pairs / count_pairs: d_temp must be device memory (cudaMalloc, "
+                                             "cudaMallocAsync or managed), not a host pointer");
+  TWOBODY_EXPECTS(device_accessible(d_result), "reduce_pairs / count_pairs: d_result must be device-accessible memory; "
+                                               "the host-result form returns the value instead");
   T* partials = static_cast<T*>(d_temp);
   if (lp.grid > 0) {
-    staged_points<Points> a(pairs.a, stream);
-    staged_points<Points> b(pairs.b, stream);
-    pair_set<Points> const dev{pairs.mode, a.view(), pairs.mode == pair_mode::cross ? b.view() : a.view()};
+    staged_pairs<Points> const staged(pairs, stream);
+    pair_set<Points> const dev = staged.pairs();
     kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity}, stream);
   }
   // With no pairs (grid 0) CUB writes the identity.
@@ -67,9 +78,6 @@ T copy_to_host(T const* d, cudaStream_t stream)
   return h;
 }
 
-template <class Points>
-using count_t = cuda::std::conditional_t<Points::weighted, double, unsigned long long>;
-
 }  // namespace detail
 
 /// Explicit form: reduce f(a, b) over all pairs with `op` (associative, `identity` its
@@ -85,9 +93,9 @@ void reduce_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const&
 /// sum of w_i w_j over them, in double). Two-phase temp storage.
 template <class Input, class Points, class Pred>
 void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, Pred pred,
-                 detail::count_t<Points>* d_result, cudaStream_t stream = 0)
+                 pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
-  using C = detail::count_t<Points>;
+  using C = pair_count_t<Points>;
   // Plain counts add 32-bit integers in the hot loop (folded into 64 bits every tile pair).
   using Inner = cuda::std::conditional_t<Points::weighted, C, unsigned int>;
   detail::reduce_impl<Input, Points, Pred, cuda::std::plus<C>, C, Inner>(d_temp, temp_bytes, pairs, pred,
@@ -105,20 +113,32 @@ void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_re
   reduce_pairs<Input>(temp.data(), bytes, pairs, f, op, identity, d_result, stream);
 }
 
-/// One-call reduction returned to the host (synchronizes `stream`). Point arrays may be
-/// in host or device memory.
+/// One-call reduction returned to the host, on the backend `exec` names (the GPU form
+/// synchronizes exec.stream). Point arrays may be in host or device memory on the GPU, host
+/// memory on the CPU.
+template <class Input = default_input, class Points, class F, class Op, class T>
+T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f, Op op, T identity)
+{
+  detail::validate(pairs);
+  if (!detail::runs_on_gpu(exec, "reduce_pairs")) {
+    detail::check_host_readable(pairs);
+    return cpu::reduce_pairs(pairs, f, op, identity);
+  }
+  detail::device_buffer result(sizeof(T), exec.stream);
+  reduce_pairs<Input>(pairs, f, op, identity, result.as<T>(), exec.stream);
+  return detail::copy_to_host(result.as<T>(), exec.stream);
+}
+
+/// One-call reduction returned to the host under exec::automatic on `stream`.
 template <class Input = default_input, class Points, class F, class Op, class T>
 T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, cudaStream_t stream = 0)
 {
-  detail::validate(pairs);
-  detail::device_buffer result(sizeof(T), stream);
-  reduce_pairs<Input>(pairs, f, op, identity, result.as<T>(), stream);
-  return detail::copy_to_host(result.as<T>(), stream);
+  return reduce_pairs<Input>(exec::automatic.on(stream), pairs, f, op, identity);
 }
 
 /// One-call count into device memory (asynchronous).
 template <class Input = default_input, class Points, class Pred>
-void count_pairs(pair_set<Points> const& pairs, Pred pred, detail::count_t<Points>* d_result, cudaStream_t stream = 0)
+void count_pairs(pair_set<Points> const& pairs, Pred pred, pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
   std::size_t bytes = 0;
   count_pairs<Input>(nullptr, bytes, pairs, pred, d_result, stream);
@@ -126,16 +146,27 @@ void count_pairs(pair_set<Points> const& pairs, Pred pred, detail::count_t<Point
   count_pairs<Input>(temp.data(), bytes, pairs, pred, d_result, stream);
 }
 
-/// One-call count returned to the host (synchronizes `stream`): pairs with pred(a, b)
-/// true, e.g. `count_pairs(self_pairs(p), within_radius(r))` for the 2PCF's DD(r).
+/// One-call count returned to the host, on the backend `exec` names: pairs with pred(a, b)
+/// true, e.g. `count_pairs(exec::cpu, self_pairs(p), within_radius(r))` for the 2PCF's DD(r).
 template <class Input = default_input, class Points, class Pred>
-detail::count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, cudaStream_t stream = 0)
+pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> const& pairs, Pred pred)
 {
   detail::validate(pairs);
-  using C = detail::count_t<Points>;
-  detail::device_buffer result(sizeof(C), stream);
-  count_pairs<Input>(pairs, pred, result.as<C>(), stream);
-  return detail::copy_to_host(result.as<C>(), stream);
+  if (!detail::runs_on_gpu(exec, "count_pairs")) {
+    detail::check_host_readable(pairs);
+    return cpu::count_pairs(pairs, pred);
+  }
+  using C = pair_count_t<Points>;
+  detail::device_buffer result(sizeof(C), exec.stream);
+  count_pairs<Input>(pairs, pred, result.as<C>(), exec.stream);
+  return detail::copy_to_host(result.as<C>(), exec.stream);
+}
+
+/// One-call count returned to the host under exec::automatic on `stream`.
+template <class Input = default_input, class Points, class Pred>
+pair_count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, cudaStream_t stream = 0)
+{
+  return count_pairs<Input>(exec::automatic.on(stream), pairs, pred);
 }
 
 }  // namespace twobody

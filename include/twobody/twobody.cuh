@@ -7,6 +7,7 @@
 #include <twobody/defaults.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/error.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/grid.cuh>
 #include <twobody/grid_index.cuh>
@@ -30,3 +31,5 @@
 #include <twobody/per_point.cuh>
 #include <twobody/points.cuh>
 #include <twobody/reduce.cuh>
+#include <twobody/results.cuh>
+#include <twobody/value_traits.cuh>

@@ -4,11 +4,18 @@
 /// the shrinking rows of self mode stay balanced). The reference for tests, the baseline
 /// for benchmarks and the fallback without a GPU. Point arrays must be in host memory.
 /// Without OpenMP (compile without -fopenmp) it runs on one thread.
+///
+/// Users reach it through the one-call forms with `twobody::exec::cpu` (execution.cuh), which
+/// take the same arguments and return the same types as on the GPU; the functions here are
+/// the backend those forms call (joins here return a plain vector in (i, j) order).
 #pragma once
 
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/validate.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
+#include <twobody/results.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cuda/std/functional>
 
@@ -23,14 +30,7 @@
 namespace twobody::cpu {
 namespace detail {
 
-template <class Points>
-void validate(pair_set<Points> const& pairs)
-{
-  TWOBODY_EXPECTS(pairs.a.size >= 0 && pairs.b.size >= 0, "point sets must not have a negative size");
-  if (pairs.mode != pair_mode::cross) {
-    TWOBODY_EXPECTS(pairs.b.size == pairs.a.size, "self and ordered pair sets need b == a");
-  }
-}
+using twobody::detail::validate;
 
 /// Calls visit(i, j) for every pair of row i (host loop body shared by all statistics).
 template <class Points, class Visit>
@@ -63,12 +63,17 @@ inline int thread_id()
 
 }  // namespace detail
 
+/// Threads the CPU backend runs on: OpenMP's maximum, or 1 when compiled without OpenMP (the
+/// twobody::twobody CMake target carries OpenMP where CMake finds it).
+inline int threads() { return detail::max_threads(); }
+
 /// Histogram on the host: `counts` gets bins.size() + 1 values (the last one: outside).
 template <class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* counts)
 {
   static_assert(!Points::weighted || cuda::std::is_floating_point_v<Count>,
                 "twobody::cpu::histogram: a weighted point set needs double counts");
+  twobody::detail::check_bins_accept<F, Binning>();
   detail::validate(pairs);
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
   TWOBODY_EXPECTS(counts != nullptr, "histogram: the counts pointer is null");
@@ -81,7 +86,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* c
     auto const p = pairs.a[i];
     auto const w = pairs.a.weight(i);
     detail::for_each_partner(pairs, i, [&](std::int64_t j) {
-      auto const s = bins(f(p, b[j]));
+      auto const s = twobody::detail::slot_of(bins, f(p, b[j]));
       if constexpr (Points::weighted) {
         h[s] += static_cast<Count>(w * b.weight(j));
       } else {
@@ -96,7 +101,18 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* c
   }
 }
 
-/// Reduction on the host (weighted sets multiply each value by w_i w_j first).
+/// Histogram on the host, returned as on the GPU.
+template <class Points, class F, class Binning>
+histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, F f, Binning const& bins)
+{
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  std::vector<pair_count_t<Points>> slots(static_cast<std::size_t>(bins.size()) + 1);
+  cpu::histogram(pairs, f, bins, slots.data());
+  return histogram_result<pair_count_t<Points>>::from_slots(std::move(slots), pairs.count());
+}
+
+/// Reduction on the host (weighted sets multiply each value by w_i w_j first). `identity`
+/// must be the identity of `op` (0 for plus, +inf for min): each thread starts from it.
 template <class Points, class F, class Op, class T>
 T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity)
 {
@@ -125,10 +141,9 @@ T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity)
 
 /// Pairs with pred(a, b) true (weighted sets: the sum of w_i w_j over them).
 template <class Points, class Pred>
-cuda::std::conditional_t<Points::weighted, double, unsigned long long> count_pairs(pair_set<Points> const& pairs,
-                                                                                   Pred pred)
+pair_count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred)
 {
-  using C = cuda::std::conditional_t<Points::weighted, double, unsigned long long>;
+  using C = pair_count_t<Points>;
   return cpu::reduce_pairs(pairs, pred, cuda::std::plus<C>{}, C{});
 }
 
@@ -140,6 +155,7 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* out)
   detail::validate(pairs);
   TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
                   "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
+  TWOBODY_EXPECTS(out != nullptr || pairs.a.size == 0, "sum_per_point: the output pointer is null");
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
 #pragma omp parallel for schedule(guided)
   for (std::int64_t i = 0; i < pairs.a.size; ++i) {
@@ -148,6 +164,15 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* out)
     detail::for_each_partner(pairs, i, [&](std::int64_t j) { acc += static_cast<Out>(f(p, b[j])); });
     out[i] = acc;
   }
+}
+
+/// Per-point sums on the host, returned as on the GPU (in the points' value type).
+template <class Points, class F>
+std::vector<typename Points::value_type> sum_per_point(pair_set<Points> const& pairs, F f)
+{
+  std::vector<typename Points::value_type> out(static_cast<std::size_t>(pairs.a.size > 0 ? pairs.a.size : 0));
+  cpu::sum_per_point(pairs, f, out.data());
+  return out;
 }
 
 /// Join on the host: the records `x` (an emitter, or a predicate for index pairs) keeps, in

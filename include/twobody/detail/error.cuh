@@ -10,9 +10,13 @@ namespace twobody::detail {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t status, char const* call, char const* file, int line)
 {
-  throw twobody::error(std::string("twobody: CUDA call `") + call + "` failed at " + file + ":" +
-                       std::to_string(line) + ": " + cudaGetErrorName(status) + " (" +
-                       cudaGetErrorString(status) + ")");
+  std::string msg = std::string("twobody: CUDA call `") + call + "` failed at " + file + ":" + std::to_string(line) +
+                    ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) {
+    msg += ". There is no usable CUDA GPU: run on the CPU backend (pass twobody::exec::cpu, or "
+           "twobody::exec::automatic, as the first argument of a one-call form)";
+  }
+  throw twobody::error(msg);
 }
 
 [[noreturn]] inline void throw_logic_error(char const* message, char const* file, int line)

@@ -144,12 +144,14 @@ __global__ void grid_cell_work_kernel(grid_view<T, D> g, bool half, cuda::std::u
   }
 }
 
-/// rank[order[t]] = t.
-__global__ inline void grid_rank_kernel(cuda::std::uint32_t const* order, long long cells, cuda::std::uint32_t* rank)
+/// rank[order[t]] = t. (A template, so that the header can be included by several translation
+/// units without a second definition, where `inline` is not allowed on a __global__ function.)
+template <class Index>
+__global__ void grid_rank_kernel(Index const* order, long long cells, Index* rank)
 {
   for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < cells;
        t += static_cast<long long>(gridDim.x) * blockDim.x) {
-    rank[order[t]] = static_cast<cuda::std::uint32_t>(t);
+    rank[order[t]] = static_cast<Index>(t);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/pair_kernels.cuh>
 #include <twobody/detail/tile_schedule.cuh>
+#include <twobody/detail/validate.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
 #include <twobody/points.cuh>
@@ -17,31 +18,6 @@
 #include <string>
 
 namespace twobody::detail {
-
-/// Checks a pair set before any launch: sizes, null arrays, self/ordered sides.
-template <class Points>
-void validate(pair_set<Points> const& pairs)
-{
-  TWOBODY_EXPECTS(pairs.a.size >= 0 && pairs.b.size >= 0, "point sets must not have a negative size");
-  // Tile indices and pair counts are 64-bit; keep |A| |B| within unsigned 64 bits.
-  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
-                  "point sets of 2^32 points or more are not supported in one launch: split them into blocks");
-  auto check_arrays = [](Points const& p, char const* side) {
-    if (p.size == 0) { return; }
-    for (auto const* c : p.coords) {
-      TWOBODY_EXPECTS(c != nullptr, (std::string("a coordinate array of point set ") + side + " is null").c_str());
-    }
-    if constexpr (Points::weighted) {
-      TWOBODY_EXPECTS(p.weights != nullptr, (std::string("the weights of point set ") + side + " are null").c_str());
-    }
-  };
-  check_arrays(pairs.a, "A");
-  if (pairs.mode == pair_mode::cross) {
-    check_arrays(pairs.b, "B");
-  } else {
-    TWOBODY_EXPECTS(pairs.b.size == pairs.a.size, "self and ordered pair sets need b == a (use self_pairs / ordered_pairs)");
-  }
-}
 
 inline bool aligned16(void const* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 

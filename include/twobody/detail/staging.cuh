@@ -47,4 +47,21 @@ class staged_points {
   std::vector<device_buffer> buffers_;
 };
 
+/// Both sides of a pair set made readable by kernels (B staged only in cross mode: in self
+/// and ordered mode it is A). `pairs()` is the set over the staged views.
+template <class Points>
+class staged_pairs {
+ public:
+  staged_pairs(pair_set<Points> const& p, cudaStream_t stream)
+    : mode_(p.mode), a_(p.a, stream), b_(p.mode == pair_mode::cross ? p.b : Points{}, stream)
+  {
+  }
+  pair_set<Points> pairs() const { return {mode_, a_.view(), mode_ == pair_mode::cross ? b_.view() : a_.view()}; }
+
+ private:
+  pair_mode mode_;
+  staged_points<Points> a_;
+  staged_points<Points> b_;
+};
+
 }  // namespace twobody::detail

@@ -194,7 +194,7 @@ host::scale_options share_options(options const& opt, place const& p, pair_set<P
 template <class Points, class PerPair>
 void cpu_share(pair_set<Points> const& pairs, host::scale_options const& s, host::scale_stats& st, PerPair&& per_pair)
 {
-  cpu::detail::validate(pairs);
+  twobody::detail::validate(pairs);
   host::block_plan const plan = host::block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, s.block_points);
   Points const& set_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   std::vector<std::size_t> const mine = host::share_of(plan, s.part, s.parts);
@@ -266,11 +266,11 @@ std::vector<Record> gather_records(MPI_Comm comm, place const& p, int root, std:
 /// Histogram of f over `pairs` (host memory, the same on every rank), spread over the ranks of
 /// opt.comm. Every rank gets the whole histogram; `stats` (optional) describes this rank's share.
 template <class Points, class F, class Binning>
-histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Points> const& pairs, F f,
+histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, F f,
                                                                      Binning const& bins, options const& opt = {},
                                                                      host::scale_stats* stats = nullptr)
 {
-  using Count = twobody::detail::default_count_t<Points>;
+  using Count = pair_count_t<Points>;
   auto const p = detail::where(opt.comm);
   detail::check_same_run(opt.comm, pairs, bins.size());
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
@@ -301,16 +301,16 @@ histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Po
   detail::check_mpi(MPI_Allreduce(&st.pairs, &all_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, opt.comm),
                     "MPI_Allreduce");
   if (stats != nullptr) { *stats = st; }
-  return twobody::detail::to_histogram_result(std::move(total), all_pairs);
+  return histogram_result<Count>::from_slots(std::move(total), all_pairs);
 }
 
 /// Pairs with pred(a, b) true (weighted: the sum of w_i w_j) over `pairs`, spread over the
 /// ranks; every rank gets the total.
 template <class Points, class Pred>
-twobody::detail::count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, options const& opt = {},
+pair_count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, options const& opt = {},
                                              host::scale_stats* stats = nullptr)
 {
-  using C      = twobody::detail::count_t<Points>;
+  using C      = pair_count_t<Points>;
   auto const p = detail::where(opt.comm);
   detail::check_same_run(opt.comm, pairs, 0);
   host::scale_options const s = detail::share_options(opt, p, pairs);

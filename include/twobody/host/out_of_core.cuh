@@ -405,12 +405,12 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
 /// Histogram of f over `pairs` whose points are in host memory (any size), block pair by
 /// block pair on the devices of `opt` (default: the current one). `stats` says how it ran.
 template <class Points, class F, class Binning>
-histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Points> const& pairs, F f,
+histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, F f,
                                                                      Binning const& bins,
                                                                      scale_options const& opt = {},
                                                                      scale_stats* stats = nullptr)
 {
-  using Count = twobody::detail::default_count_t<Points>;
+  using Count = pair_count_t<Points>;
   using twobody::detail::device_buffer;
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
   std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
@@ -443,15 +443,15 @@ histogram_result<twobody::detail::default_count_t<Points>> histogram(pair_set<Po
     for (std::size_t i = 0; i < p.size(); ++i) { all[i] += p[i]; }
   }
   if (stats != nullptr) { *stats = st; }
-  return twobody::detail::to_histogram_result(std::move(all), st.pairs);  // the pairs of this part
+  return histogram_result<Count>::from_slots(std::move(all), st.pairs);  // the pairs of this part
 }
 
 /// Pairs with pred(a, b) true (weighted: the sum of w_i w_j) over `pairs` in host memory.
 template <class Points, class Pred>
-twobody::detail::count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, scale_options const& opt = {},
+pair_count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, scale_options const& opt = {},
                                              scale_stats* stats = nullptr)
 {
-  using C = twobody::detail::count_t<Points>;
+  using C = pair_count_t<Points>;
   using twobody::detail::device_buffer;
   // One result slot per block pair on each device (zeroed: pairs of other devices stay 0).
   scale_stats st;

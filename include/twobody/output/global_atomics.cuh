@@ -5,6 +5,7 @@
 #pragma once
 
 #include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
 
 namespace twobody {
 namespace output {
@@ -32,12 +33,12 @@ struct global_histogram_agent {
   template <class V>
   __device__ void accumulate(V const& v)
   {
-    atomicAdd(p.counts + p.bins(v), Count(1));
+    atomicAdd(p.counts + slot_of(p.bins, v), Count(1));
   }
   template <class V, class Wt>
   __device__ void accumulate(V const& v, Wt w)
   {
-    atomicAdd(p.counts + p.bins(v), static_cast<Count>(w));
+    atomicAdd(p.counts + slot_of(p.bins, v), static_cast<Count>(w));
   }
   __device__ void end_tile(unsigned long long) {}
   __device__ void finish() {}

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
 
 namespace twobody {
 namespace output {
@@ -80,13 +81,13 @@ struct privatized_histogram_agent {
   template <class V>
   __device__ void accumulate(V const& v)
   {
-    add(p.bins(v), Counter(1));
+    add(slot_of(p.bins, v), Counter(1));
   }
 
   template <class V, class Wt>
   __device__ void accumulate(V const& v, Wt w)
   {
-    add(p.bins(v), static_cast<Counter>(w));
+    add(slot_of(p.bins, v), static_cast<Counter>(w));
   }
 
   // Padding pairs of a partial row tile add zero: the same atomics as a full tile, no branch.
@@ -94,12 +95,12 @@ struct privatized_histogram_agent {
   template <class V>
   __device__ void accumulate_masked(V const& v, bool keep)
   {
-    add(p.bins(v), Counter(keep ? 1 : 0));
+    add(slot_of(p.bins, v), Counter(keep ? 1 : 0));
   }
   template <class V, class Wt>
   __device__ void accumulate_masked(V const& v, Wt w, bool keep)
   {
-    add(p.bins(v), keep ? static_cast<Counter>(w) : Counter{});
+    add(slot_of(p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
   }
 
   /// Block-uniform: called by every thread after each tile pair with a bound on the

@@ -1,0 +1,69 @@
+/// \file backend.cuh
+/// \brief The first step of every one-call statistic: the execution policy becomes a
+/// backend (GPU or CPU), and the CPU path gets arrays it can read.
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/gpu_status.cuh>
+#include <twobody/execution.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+namespace twobody::detail {
+
+/// True when `exec` runs `what` on the GPU. exec::gpu without a usable GPU throws;
+/// exec::automatic without one falls back to the CPU and says so once per process.
+inline bool runs_on_gpu(execution_policy const& exec, char const* what)
+{
+  switch (exec.where) {
+    case backend::gpu: require_gpu(what); return true;
+    case backend::cpu: return false;
+    case backend::automatic: break;
+  }
+  gpu_status const& s = current_gpu_status();
+  if (s.usable) { return true; }
+  static std::atomic<bool> told{false};
+  if (!told.exchange(true)) {
+    std::fprintf(stderr,
+                 "twobody: no usable CUDA GPU (%s); running on the CPU backend (pass twobody::exec::cpu to "
+                 "choose it without this notice)\n",
+                 s.reason.c_str());
+  }
+  return false;
+}
+
+/// The CPU backend reads point arrays on the host: with a GPU present, refuse device memory
+/// by name rather than crash on it (without a GPU no device memory can exist).
+template <class Points>
+void check_host_readable(Points const& p, char const* side)
+{
+  if (p.size <= 0 || !current_gpu_status().usable) { return; }
+  auto check = [&](void const* ptr) {
+    if (ptr == nullptr) { return; }
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;  // not known to CUDA: plain host memory
+    }
+    TWOBODY_EXPECTS(attr.type != cudaMemoryTypeDevice,
+                    (std::string("the CPU backend needs host arrays, but point set ") + side +
+                     " is in device memory: copy it to the host, or run on exec::gpu")
+                      .c_str());
+  };
+  for (auto const* c : p.coords) { check(c); }
+  if constexpr (Points::weighted) { check(p.weights); }
+}
+
+template <class Points>
+void check_host_readable(pair_set<Points> const& pairs)
+{
+  check_host_readable(pairs.a, "A");
+  if (pairs.mode == pair_mode::cross) { check_host_readable(pairs.b, "B"); }
+}
+
+}  // namespace twobody::detail

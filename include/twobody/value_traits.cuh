@@ -1,0 +1,72 @@
+/// \file value_traits.cuh
+/// \brief What a functor's value means and what a bin map accepts, checked at compile time so
+/// that a histogram cannot silently bin distances with a map made for squared distances.
+///
+/// A functor that returns a *squared* distance says so, and a bin map that takes squared
+/// distances (distance_bins) accepts only such functors:
+///
+///     struct my_sq_dist {
+///       static constexpr bool returns_squared_distance = true;   // or specialize the trait
+///       template <class T, int D>
+///       __host__ __device__ T operator()(twobody::point<T, D> const& a, twobody::point<T, D> const& b) const;
+///     };
+///
+/// A user bin map may promise that it always returns a slot in [0, size()] with
+/// `static constexpr bool bounded_slots = true;`; maps without that promise have their slot
+/// clamped onto the outside slot (one min per pair), so a wrong slot is never written out of
+/// bounds.
+#pragma once
+
+#include <cuda/std/type_traits>
+
+namespace twobody {
+
+/// True when F's value is a squared distance (F::returns_squared_distance, or a specialization).
+template <class F, class = void>
+struct returns_squared_distance : cuda::std::false_type {};
+template <class F>
+struct returns_squared_distance<F, cuda::std::void_t<decltype(F::returns_squared_distance)>>
+  : cuda::std::bool_constant<F::returns_squared_distance> {};
+
+/// True when the bin map takes squared distances (Binning::expects_squared_distance).
+template <class Binning, class = void>
+struct expects_squared_distance : cuda::std::false_type {};
+template <class Binning>
+struct expects_squared_distance<Binning, cuda::std::void_t<decltype(Binning::expects_squared_distance)>>
+  : cuda::std::bool_constant<Binning::expects_squared_distance> {};
+
+/// True when the bin map promises slots in [0, size()] (Binning::bounded_slots).
+template <class Binning, class = void>
+struct has_bounded_slots : cuda::std::false_type {};
+template <class Binning>
+struct has_bounded_slots<Binning, cuda::std::void_t<decltype(Binning::bounded_slots)>>
+  : cuda::std::bool_constant<Binning::bounded_slots> {};
+
+namespace detail {
+
+/// Compile-time check of every histogram entry point: the functor's values are what the map takes.
+template <class F, class Binning>
+constexpr void check_bins_accept()
+{
+  static_assert(!expects_squared_distance<Binning>::value || returns_squared_distance<F>::value,
+                "twobody::histogram: this bin map (distance_bins) takes SQUARED distances, but the functor does "
+                "not declare that it returns them. Use twobody::squared_euclidean or periodic_squared_euclidean "
+                "with distance_bins, or twobody::euclidean with uniform_bins; a functor of your own that returns "
+                "|a - b|^2 declares: static constexpr bool returns_squared_distance = true;");
+}
+
+/// The slot of value v, clamped onto the outside slot size() unless the map promises bounds.
+template <class Binning, class V>
+__host__ __device__ __forceinline__ int slot_of(Binning const& bins, V const& v)
+{
+  if constexpr (has_bounded_slots<Binning>::value) {
+    return bins(v);
+  } else {
+    unsigned const s = static_cast<unsigned>(bins(v));  // negative slots wrap past size()
+    unsigned const n = static_cast<unsigned>(bins.size());
+    return static_cast<int>(s < n ? s : n);
+  }
+}
+
+}  // namespace detail
+}  // namespace twobody
