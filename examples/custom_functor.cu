@@ -74,10 +74,6 @@ int run(example::command_line const& cl)
 
 int main(int argc, char** argv)
 {
-  return example::guarded(argv[0], [&] {
-    example::command_line cl;
-    int const rc = example::parse_command_line(
-      argc, argv, {"a user-defined Gaussian kernel summed over all pairs of N random points", 1ll << 18, 1ll << 14}, cl);
-    return rc >= 0 ? rc : run(cl);
-  });
+  return example::run_example(argc, argv,
+                              {"a user-defined Gaussian kernel summed over all pairs of N random points", 1ll << 18, 1ll << 14}, run);
 }

@@ -5,6 +5,7 @@
 
 #include <twobody/error.cuh>
 #include <twobody/points.cuh>
+#include <twobody/results.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -151,6 +152,17 @@ int guarded(char const* prog, Body&& body)
   return 1;
 }
 
+/// An example's main(): parse argv by `spec`, then run(command_line), every exception as one line.
+template <class Run>
+int run_example(int argc, char** argv, command_spec const& spec, Run&& run)
+{
+  return guarded(argv[0], [&] {
+    command_line cl;
+    int const rc = parse_command_line(argc, argv, spec, cl);
+    return rc >= 0 ? rc : run(cl);
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sizes
 
@@ -221,6 +233,16 @@ inline cloud uniform_box(long long n, float side, unsigned seed)
 
 // ---------------------------------------------------------------------------------------------
 // CPU runs that say how long they take
+
+/// Adds a histogram of part of the pairs into `total` (counts sized on first use).
+template <class Count>
+void add_histogram(twobody::histogram_result<Count>& total, twobody::histogram_result<Count> const& part)
+{
+  if (total.counts.empty()) { total.counts.assign(part.counts.size(), Count{}); }
+  for (std::size_t k = 0; k < part.counts.size(); ++k) { total.counts[k] += part.counts[k]; }
+  total.outside += part.outside;
+  total.pairs += part.pairs;
+}
 
 /// Points [begin, end) of p as a view.
 template <class Points>

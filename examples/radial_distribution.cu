@@ -75,11 +75,6 @@ int run(example::command_line const& cl)
 
 int main(int argc, char** argv)
 {
-  return example::guarded(argv[0], [&] {
-    example::command_line cl;
-    int const rc = example::parse_command_line(
-      argc, argv, {"radial distribution function g(r) of N random points in a periodic box of side 50", 1ll << 17, 1ll << 14},
-      cl);
-    return rc >= 0 ? rc : run(cl);
-  });
+  return example::run_example(
+    argc, argv, {"radial distribution function g(r) of N random points in a periodic box of side 50", 1ll << 17, 1ll << 14}, run);
 }

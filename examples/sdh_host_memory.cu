@@ -42,13 +42,10 @@ int run(example::command_line const& cl)
     std::printf("%zu GPU(s), blocks of %lld points, %zu block pairs, %zu block copies\n", opt.devices.size(),
                 static_cast<long long>(st.block_points), st.block_pairs, st.blocks_copied);
   } else {
-    h.counts.assign(bins.size(), 0);
     example::cpu_self_pairs_in_blocks(
       p, [&](auto const& piece) { return twobody::histogram(twobody::exec::cpu, piece, dist, bins); },
       [&](twobody::histogram_result<unsigned long long> const& part, long long, long long) {
-        for (int k = 0; k < bins.size(); ++k) { h.counts[k] += part.counts[k]; }
-        h.outside += part.outside;
-        h.pairs += part.pairs;
+        example::add_histogram(h, part);
       });
   }
   double const s = example::seconds_since(t0);
@@ -69,12 +66,7 @@ int run(example::command_line const& cl)
 
 int main(int argc, char** argv)
 {
-  return example::guarded(argv[0], [&] {
-    example::command_line cl;
-    example::command_spec spec{"SDH of N random points kept in host memory, in blocks on every GPU", 1ll << 22,
-                               1ll << 14};
-    spec.takes_budget = true;
-    int const rc      = example::parse_command_line(argc, argv, spec, cl);
-    return rc >= 0 ? rc : run(cl);
-  });
+  example::command_spec spec{"SDH of N random points kept in host memory, in blocks on every GPU", 1ll << 22, 1ll << 14};
+  spec.takes_budget = true;
+  return example::run_example(argc, argv, spec, run);
 }

@@ -79,10 +79,6 @@ int run(example::command_line const& cl)
 
 int main(int argc, char** argv)
 {
-  return example::guarded(argv[0], [&] {
-    example::command_line cl;
-    int const rc = example::parse_command_line(
-      argc, argv, {"every pair of N random points closer than eps (about 4 per point)", 1ll << 20, 1ll << 13}, cl);
-    return rc >= 0 ? rc : run(cl);
-  });
+  return example::run_example(argc, argv,
+                              {"every pair of N random points closer than eps (about 4 per point)", 1ll << 20, 1ll << 13}, run);
 }

@@ -52,13 +52,10 @@ int run(example::command_line const& cl)
     t0 = std::chrono::steady_clock::now();
     h  = twobody::histogram(twobody::exec::gpu, pairs, dist, bins);  // synchronous
   } else {
-    h.counts.assign(nbins, 0);
     example::cpu_self_pairs_in_blocks(
       host_pts, [&](auto const& piece) { return twobody::histogram(twobody::exec::cpu, piece, dist, bins); },
       [&](twobody::histogram_result<unsigned long long> const& part, long long, long long) {
-        for (int k = 0; k < nbins; ++k) { h.counts[k] += part.counts[k]; }
-        h.outside += part.outside;
-        h.pairs += part.pairs;
+        example::add_histogram(h, part);
       });
   }
   double const seconds = example::seconds_since(t0);
@@ -85,10 +82,6 @@ int run(example::command_line const& cl)
 
 int main(int argc, char** argv)
 {
-  return example::guarded(argv[0], [&] {
-    example::command_line cl;
-    int const rc = example::parse_command_line(
-      argc, argv, {"spatial distance histogram of N random points in a 100^3 box, 256 bins", 1ll << 18, 1ll << 14}, cl);
-    return rc >= 0 ? rc : run(cl);
-  });
+  return example::run_example(argc, argv,
+                              {"spatial distance histogram of N random points in a 100^3 box, 256 bins", 1ll << 18, 1ll << 14}, run);
 }

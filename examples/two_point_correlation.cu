@@ -51,11 +51,6 @@ int run(example::command_line const& cl)
 
 int main(int argc, char** argv)
 {
-  return example::guarded(argv[0], [&] {
-    example::command_line cl;
-    int const rc = example::parse_command_line(
-      argc, argv, {"pairs closer than r = 5 among N random points in a 100^3 box (DD of the 2PCF)", 1ll << 18, 1ll << 15},
-      cl);
-    return rc >= 0 ? rc : run(cl);
-  });
+  return example::run_example(
+    argc, argv, {"pairs closer than r = 5 among N random points in a 100^3 box (DD of the 2PCF)", 1ll << 18, 1ll << 15}, run);
 }

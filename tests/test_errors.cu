@@ -68,7 +68,13 @@ TEST(Errors, NoGpuIsATypedErrorNotACrash)
 {
   if (tbt::gpu_available()) { GTEST_SKIP() << "a GPU is present: this test checks the no-GPU path"; }
   auto p = twobody::make_points(8, some_floats, some_floats, some_floats);
-  EXPECT_THROW((void)twobody::count_pairs(twobody::self_pairs(p), twobody::within_radius(1.f)), twobody::error);
-  EXPECT_THROW((void)twobody::histogram(twobody::self_pairs(p), twobody::euclidean{}, twobody::uniform_bins<float>(0.f, 1.f, 2)),
+  // Asking for the GPU without one is a twobody::error ...
+  EXPECT_THROW((void)twobody::count_pairs(twobody::exec::gpu, twobody::self_pairs(p), twobody::within_radius(1.f)),
                twobody::error);
+  EXPECT_THROW((void)twobody::histogram(twobody::exec::gpu, twobody::self_pairs(p), twobody::euclidean{},
+                                        twobody::uniform_bins<float>(0.f, 1.f, 2)),
+               twobody::error);
+  // ... and the forms without a policy run on the CPU backend instead (exec::automatic).
+  EXPECT_EQ(twobody::count_pairs(twobody::self_pairs(p), twobody::within_radius(1.5f)),
+            twobody::cpu::count_pairs(twobody::self_pairs(p), twobody::within_radius(1.5f)));
 }

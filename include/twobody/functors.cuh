@@ -49,7 +49,7 @@ struct squared_euclidean {
   {
     T const d0 = a.x[0] - b.x[0];
     T s        = d0 * d0;
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 1; d < D; ++d) {
       T const dd = a.x[d] - b.x[d];
       s          = dd * dd + s;
@@ -78,7 +78,7 @@ struct periodic_squared_euclidean {
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
     T s = T(0);
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) {
       T const ad = detail::abs_of(a.x[d] - b.x[d]);
       T const dd = detail::min_of(ad, box[d] - ad);
@@ -96,7 +96,7 @@ struct periodic_euclidean {
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
     periodic_squared_euclidean<T, D> sq;
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) { sq.box[d] = box[d]; }
     return detail::sqrt_of(sq(a, b));
   }
@@ -124,7 +124,7 @@ struct dot_product {
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
     T s = a.x[0] * b.x[0];
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 1; d < D; ++d) { s = a.x[d] * b.x[d] + s; }
     return s;
   }
@@ -180,7 +180,7 @@ struct within_radius_fn {
   {
 #ifdef __CUDA_ARCH__
     T s = -r2;
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) {
       T const dd = a.x[d] - b.x[d];
       s          = fma(dd, dd, s);
@@ -250,7 +250,7 @@ struct rp_pi_separation {
   {
     static_assert(D >= 2, "rp_pi_separation needs at least 2 dimensions");
     T s = T(0);
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D - 1; ++d) {
       T const dd = a.x[d] - b.x[d];
       s          = dd * dd + s;

@@ -10,6 +10,7 @@
 ///   - `ordered_pairs(p)`: every ordered (i, j), i != j (non-symmetric functors).
 #pragma once
 
+#include <twobody/detail/config.cuh>
 #include <twobody/error.cuh>
 
 #include <cuda/std/array>
@@ -53,7 +54,7 @@ struct points {
   __host__ __device__ point_type operator[](size_type i) const
   {
     point_type p;
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) { p.x[d] = coords[d][i]; }
     return p;
   }
@@ -62,7 +63,7 @@ struct points {
   __device__ point_type load_readonly(size_type i) const
   {
     point_type p;
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) { p.x[d] = __ldg(coords[d] + i); }
     return p;
   }

@@ -25,7 +25,7 @@ struct alignas(vector_alignment(padded_count(D + (Weighted ? 1 : 0), sizeof(T)) 
   __host__ __device__ static stored_point make(point<T, D> const& p, T w)
   {
     stored_point s{};
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) { s.v[d] = p.x[d]; }
     if constexpr (Weighted) { s.v[D] = w; }
     return s;
@@ -33,7 +33,7 @@ struct alignas(vector_alignment(padded_count(D + (Weighted ? 1 : 0), sizeof(T)) 
   __host__ __device__ point<T, D> coords() const
   {
     point<T, D> p;
-#pragma unroll
+TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) { p.x[d] = v[d]; }
     return p;
   }
