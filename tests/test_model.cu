@@ -1,5 +1,6 @@
 // Cost model on the host: occupancy arithmetic (hand-worked cases), the birthday model of
 // private copies, and the decision tree on described GPUs (no GPU needed).
+#include <twobody/detail/auto_policy.cuh>
 #include <twobody/model/policy.cuh>
 
 #include <gtest/gtest.h>
@@ -258,4 +259,43 @@ TEST_F(no_policy_env, EnvironmentForcesAPolicy)
     EXPECT_THROW(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097), h), twobody::error);
   }
   EXPECT_FALSE(choose_policy(sdh, h).forced);
+}
+
+// The one-call forms compile exactly the shapes the registry lists for a statistic and point
+// type (8 points per thread only for float points of up to 4 dimensions), in registry order,
+// and the planner without a GPU sees the same shapes.
+TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
+{
+  using namespace twobody;
+  static_assert(std::is_same_v<detail::histogram_inputs<points<float, 3>>,
+                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>,
+                                                  input::shuffle_tile<256, 4>>>);
+  static_assert(std::is_same_v<detail::histogram_inputs<points<double, 3>>,
+                               detail::input_list<input::shared_tile<256, 4>, input::shuffle_tile<256, 4>>>);
+  static_assert(std::is_same_v<detail::histogram_inputs<points<float, 6>>,
+                               detail::input_list<input::shared_tile<256, 4>, input::shuffle_tile<256, 4>>>);
+  static_assert(std::is_same_v<detail::per_point_inputs<points<float, 2>>,
+                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>>>);
+  auto names = [](std::vector<input_candidate> const& v) {
+    std::vector<std::string> n;
+    for (auto const& c : v) { n.push_back(c.name()); }
+    return n;
+  };
+  EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257))),
+            (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shuffle_tile<256, 4>"}));
+  EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257, 4, 8))),
+            (std::vector<std::string>{"shared_tile<256, 4>", "shuffle_tile<256, 4>"}));
+  EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
+            (std::vector<std::string>{"shared_tile<256, 4>"}));
+  // Names and TWOBODY_POLICY inputs come from the same entries.
+  EXPECT_STREQ(to_string(input_kind::shuffle_tile), "shuffle_tile");
+  EXPECT_EQ(model::parse_policy_override("input=readonly_tile").input, input_kind::readonly_tile);
+  constexpr input_kind shared_kind = input::shared_tile<128, 2>::kind;
+  EXPECT_EQ(shared_kind, input_kind::shared_tile);
+  try {
+    (void)model::parse_policy_override("input=tensor_core");
+    FAIL() << "an unknown input was accepted";
+  } catch (twobody::error const& e) {
+    EXPECT_NE(std::string(e.what()).find("shared_tile, shuffle_tile, readonly_tile, naive"), std::string::npos) << e.what();
+  }
 }

@@ -153,4 +153,9 @@ constexpr void check_record()
 }
 
 }  // namespace detail
+
+/// The record a join emits for `x`: x's record_type for an emitter, index_pair for a predicate.
+template <class X>
+using join_record_t = typename detail::emitter_t<X>::record_type;
+
 }  // namespace twobody

@@ -160,7 +160,7 @@ join_stats grid_pairs_within(grid_index<T, D> const& index, points<T, D> const* 
 /// index pairs) keeps; `x` must keep no pair farther apart than the index's cutoff (those are
 /// never visited). Result in device (default) or host memory (jopt.location).
 template <class Output = default_grid_join_output, class T, int D, class X>
-join_result<typename detail::emitter_t<X>::record_type> join(grid_index<T, D> const& index, X const& x,
+join_result<join_record_t<X>> join(grid_index<T, D> const& index, X const& x,
                                                             join_options const& jopt = {},
                                                             grid_options const& gopt = {}, cudaStream_t stream = 0)
 {
@@ -174,7 +174,7 @@ join_result<typename detail::emitter_t<X>::record_type> join(grid_index<T, D> co
 /// Cross join of `queries` (host or device memory) with the indexed points: records (i, j) with
 /// i a query index and j an index of the indexed set.
 template <class Output = default_grid_join_output, class T, int D, class X>
-join_result<typename detail::emitter_t<X>::record_type> join(points<T, D> const& queries, grid_index<T, D> const& index,
+join_result<join_record_t<X>> join(points<T, D> const& queries, grid_index<T, D> const& index,
                                                             X const& x, join_options const& jopt = {},
                                                             grid_options const& gopt = {}, cudaStream_t stream = 0)
 {
@@ -239,7 +239,7 @@ join_result<index_pair> pairs_within(points<T, D> const& queries, grid_index<T, 
 /// brute-force join, on the backend `exec` names (the CPU backend: brute force). Same records
 /// either way (order unspecified).
 template <class T, int D, class X>
-join_result<typename detail::emitter_t<X>::record_type> join(execution_policy const& exec,
+join_result<join_record_t<X>> join(execution_policy const& exec,
                                                             pair_set<points<T, D>> const& pairs, X const& x,
                                                             within_cutoff<T> const& rg, join_options const& jopt = {})
 {
@@ -254,7 +254,7 @@ join_result<typename detail::emitter_t<X>::record_type> join(execution_policy co
 
 /// join with a cutoff under exec::automatic on `stream`.
 template <class T, int D, class X>
-join_result<typename detail::emitter_t<X>::record_type> join(pair_set<points<T, D>> const& pairs, X const& x,
+join_result<join_record_t<X>> join(pair_set<points<T, D>> const& pairs, X const& x,
                                                             within_cutoff<T> const& rg, join_options const& jopt = {},
                                                             cudaStream_t stream = 0)
 {

@@ -106,7 +106,7 @@ join_result<Record> collect_join(join_options const& opt, Run&& run)
 
 /// The CPU backend's join as the one-call forms return it (host memory, (i, j) order).
 template <class Points, class X>
-join_result<typename emitter_t<X>::record_type> cpu_join(pair_set<Points> const& pairs, X const& x)
+join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x)
 {
   check_host_readable(pairs);
   auto records = cpu::join(pairs, x);
@@ -163,7 +163,7 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
 /// unspecified; see sort_by_index(). The explicit form names the input and output policies:
 /// `join<input::shared_tile<256, 4>, output::two_pass>(exec::gpu, pairs, pred)`.
 template <class Input = default_input, class Output = default_join_output, class Points, class X>
-join_result<typename detail::emitter_t<X>::record_type> join(execution_policy const& exec, pair_set<Points> const& pairs,
+join_result<join_record_t<X>> join(execution_policy const& exec, pair_set<Points> const& pairs,
                                                             X const& x, join_options const& opt = {})
 {
   auto const e = detail::as_emitter(x);
@@ -177,7 +177,7 @@ join_result<typename detail::emitter_t<X>::record_type> join(execution_policy co
 
 /// join under exec::automatic on `stream`.
 template <class Input = default_input, class Output = default_join_output, class Points, class X>
-join_result<typename detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x,
+join_result<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x,
                                                             join_options const& opt = {}, cudaStream_t stream = 0)
 {
   return join<Input, Output>(exec::automatic.on(stream), pairs, x, opt);

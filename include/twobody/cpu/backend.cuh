@@ -179,7 +179,7 @@ std::vector<typename Points::value_type> sum_per_point(pair_set<Points> const& p
 /// (i, j) order (rows split into contiguous chunks, one record vector per chunk, joined in
 /// row order). The reference for the GPU joins.
 template <class Points, class X>
-std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x)
+std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x)
 {
   auto const e = twobody::detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;

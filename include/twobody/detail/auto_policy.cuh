@@ -5,7 +5,6 @@
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy.cuh>
 
-#include <cstring>
 #include <vector>
 
 namespace twobody::detail {
@@ -16,21 +15,12 @@ struct input_list {
   static constexpr int size = sizeof...(Inputs);
 };
 
-template <class Input>
-input_kind kind_of()
-{
-  if (std::strcmp(Input::name, "shared_tile") == 0) { return input_kind::shared_tile; }
-  if (std::strcmp(Input::name, "readonly_tile") == 0) { return input_kind::readonly_tile; }
-  if (std::strcmp(Input::name, "shuffle_tile") == 0) { return input_kind::shuffle_tile; }
-  return input_kind::naive;
-}
-
 /// The cost model's view of one compiled kernel: its input shape and real resources.
 template <class Input, class Kernel>
 input_candidate candidate_of()
 {
   kernel_resources const r = Kernel::resources();
-  return {kind_of<Input>(), Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem};
+  return {Input::kind, Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem};
 }
 
 /// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs.
@@ -44,7 +34,7 @@ std::vector<input_candidate> candidates_of(input_list<Inputs...>)
 template <class Fn, class First, class... Rest>
 void with_chosen_input(input_list<First, Rest...>, input_candidate const& chosen, Fn&& fn)
 {
-  if (kind_of<First>() == chosen.input && First::block_threads == chosen.block_threads &&
+  if (First::kind == chosen.input && First::block_threads == chosen.block_threads &&
       First::points_per_thread == chosen.points_per_thread) {
     fn(First{});
     return;
@@ -56,21 +46,54 @@ void with_chosen_input(input_list<First, Rest...>, input_candidate const& chosen
   }
 }
 
-/// Inputs of the one-call histograms: 8 own points per thread only for float points of up to
-/// 4 dimensions (more would spill registers); the shuffle tile for histograms that need the
-/// tile's shared memory.
-template <class Points>
-using histogram_inputs =
-  cuda::std::conditional_t<sizeof(typename Points::value_type) == 4 && Points::dims <= 4,
-                           input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shuffle_tile<256, 4>>,
-                           input_list<input::shared_tile<256, 4>, input::shuffle_tile<256, 4>>>;
+template <class... Lists>
+struct concat_inputs {
+  using type = input_list<>;
+};
+template <class... A>
+struct concat_inputs<input_list<A...>> {
+  using type = input_list<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat_inputs<input_list<A...>, input_list<B...>, Rest...> {
+  using type = typename concat_inputs<input_list<A..., B...>, Rest...>::type;
+};
 
-/// Inputs of the one-call per-point sums.
+/// The input policy of one registered shape, if it serves `Use` for points of ValueBytes x Dims.
+template <class Entry, class Shape, unsigned Use, int ValueBytes, int Dims>
+using shape_input =
+  cuda::std::conditional_t<(Shape::uses & Use) != 0 &&
+                             model::points_per_thread_fit(ValueBytes, Dims, Shape::points_per_thread),
+                           input_list<typename Entry::template type<Shape::block_threads, Shape::points_per_thread>>,
+                           input_list<>>;
+
+template <class Entry, class Shapes, unsigned Use, int ValueBytes, int Dims>
+struct entry_inputs;
+template <class Entry, class... S, unsigned Use, int ValueBytes, int Dims>
+struct entry_inputs<Entry, model::shape_list<S...>, Use, ValueBytes, Dims> {
+  using type = typename concat_inputs<shape_input<Entry, S, Use, ValueBytes, Dims>...>::type;
+};
+
+template <class Kinds, unsigned Use, int ValueBytes, int Dims>
+struct registry_inputs;
+template <input_kind... K, unsigned Use, int ValueBytes, int Dims>
+struct registry_inputs<model::input_kinds<K...>, Use, ValueBytes, Dims> {
+  using type = typename concat_inputs<
+    typename entry_inputs<model::input_entry<K>, typename model::input_entry<K>::one_call, Use, ValueBytes, Dims>::type...>::type;
+};
+
+/// The input policies a one-call form compiles for `Points`: every shape the registry
+/// (model/registry.cuh) lists for the statistic `Use` that fits the point type; the cost model
+/// picks one at run time (default_candidates lists the same shapes without a GPU).
+template <unsigned Use, class Points>
+using one_call_inputs = typename registry_inputs<model::registered_inputs, Use,
+                                                 static_cast<int>(sizeof(typename Points::value_type)), Points::dims>::type;
+
 template <class Points>
-using per_point_inputs =
-  cuda::std::conditional_t<sizeof(typename Points::value_type) == 4 && Points::dims <= 4,
-                           input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>>,
-                           input_list<input::shared_tile<256, 4>>>;
+using histogram_inputs = one_call_inputs<model::for_histogram, Points>;
+
+template <class Points>
+using per_point_inputs = one_call_inputs<model::for_per_point, Points>;
 
 template <class Points>
 problem sizes_of(pair_set<Points> const& pairs, statistic_kind kind)

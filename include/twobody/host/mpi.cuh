@@ -181,7 +181,7 @@ host::scale_options share_options(options const& opt, place const& p, pair_set<P
       s.devices = {p.node_rank % count};
     }
     device_scope on(s.devices.front());
-    return host::detail::choose_block_points(pairs, s, s.devices.size() * s.parts);
+    return host::block_points_for(pairs, s, s.devices.size() * s.parts);
   });
   long long agreed = bs;
   check_mpi(MPI_Allreduce(&bs, &agreed, 1, MPI_LONG_LONG, MPI_MIN, opt.comm), "MPI_Allreduce");
@@ -198,7 +198,7 @@ void cpu_share(pair_set<Points> const& pairs, host::scale_options const& s, host
   host::block_plan const plan = host::block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, s.block_points);
   Points const& set_b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   std::vector<std::size_t> const mine = host::share_of(plan, s.part, s.parts);
-  host::detail::progress_meter progress(mine.size());
+  host::progress_meter progress(mine.size());
   st              = {};
   st.block_points = s.block_points;
   st.block_pairs  = mine.size();
@@ -332,12 +332,12 @@ pair_count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, optio
 /// within a rank is unspecified, see sort_by_index). Records need `i` and `j` members; they hold
 /// positions in A and B (self mode: i < j), so each set needs fewer than 2^32 points.
 template <class Points, class X>
-std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x,
+std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x,
                                                                      options const& opt = {},
                                                                      join_options const& jopt = {},
                                                                      host::scale_stats* stats = nullptr)
 {
-  using Record = typename twobody::detail::emitter_t<X>::record_type;
+  using Record = join_record_t<X>;
   twobody::detail::check_record<Record>();
   auto const p = detail::where(opt.comm);
   detail::check_same_run(opt.comm, pairs, opt.root);
@@ -351,10 +351,10 @@ std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<P
         pairs, x, [&](Record const* r, std::size_t n) { mine.insert(mine.end(), r, r + n); }, s, jopt, &st);
       return mine;
     }
-    host::detail::check_record_indices(pairs);
+    twobody::detail::validate(pairs);  // fewer than 2^32 points per side: 32-bit set indices
     detail::cpu_share(pairs, s, st, [&](auto const& sub, host::block_pair const& bp, host::block_plan const& plan) {
       auto block = cpu::join(sub, x);
-      host::detail::shift_records(block.data(), block.size(), static_cast<std::uint32_t>(plan.range_a(bp.a).begin),
+      host::shift_to_set_indices(block.data(), block.size(), static_cast<std::uint32_t>(plan.range_a(bp.a).begin),
                                   static_cast<std::uint32_t>(plan.range_b(bp.b).begin));
       mine.insert(mine.end(), block.begin(), block.end());
     });

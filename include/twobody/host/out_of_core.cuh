@@ -101,10 +101,9 @@ inline std::vector<int> all_devices()
   return d;
 }
 
-namespace detail {
-
-/// The running progress record of a block loop: add() counts one block pair and calls the
-/// caller's callback (if any). Not thread-safe; the caller serializes.
+/// The running progress record of a block loop (the host layer's and the MPI layer's):
+/// add() counts one block pair and calls the caller's scale_options::progress (if any). Not
+/// thread-safe; the caller serializes.
 struct progress_meter {
   scale_progress pr;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
@@ -119,6 +118,31 @@ struct progress_meter {
   }
   double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
+
+/// The block size the host layer uses for `pairs` under `opt` (on the current device when the budget is free
+/// memory), for `workers` workers in all (devices x parts).
+template <class Points>
+size_type block_points_for(pair_set<Points> const& pairs, scale_options const& opt, std::size_t workers)
+{
+  using T = typename Points::value_type;
+  std::size_t const bytes_per_point = sizeof(T) * (Points::dims + (Points::weighted ? 1 : 0));
+  std::size_t const budget = twobody::detail::device_budget(opt.device_memory_budget);
+  size_type const largest = std::max<size_type>(1, std::max(pairs.a.size, pairs.b.size));
+  size_type bs = opt.block_points != 0 ? opt.block_points
+                                       : block_points_for_budget(budget, bytes_per_point, opt.resident_blocks);
+  bs = std::min(bs, largest);
+  TWOBODY_EXPECTS(static_cast<double>(bs) * static_cast<double>(bytes_per_point) * opt.resident_blocks <=
+                    static_cast<double>(budget) || opt.device_memory_budget == 0,
+                  ("scale_options::block_points (" + std::to_string(bs) +
+                   ") x resident_blocks does not fit the device memory budget of " + std::to_string(budget) + " bytes")
+                    .c_str());
+  if (opt.block_points == 0 && workers > 1) {
+    bs = block_points_for_pairs(pairs.mode, pairs.a.size, pairs.b.size, bs, block_pairs_per_worker * workers);
+  }
+  return bs;
+}
+
+namespace detail {
 
 using twobody::detail::device_array;
 using twobody::detail::pinned_array;
@@ -237,29 +261,6 @@ struct owned_stream {
   }
 };
 
-/// The block size for `pairs` under `opt` (on the current device when the budget is free
-/// memory), for `workers` workers in all (devices x parts).
-template <class Points>
-size_type choose_block_points(pair_set<Points> const& pairs, scale_options const& opt, std::size_t workers)
-{
-  using T = typename Points::value_type;
-  std::size_t const bytes_per_point = sizeof(T) * (Points::dims + (Points::weighted ? 1 : 0));
-  std::size_t const budget = twobody::detail::device_budget(opt.device_memory_budget);
-  size_type const largest = std::max<size_type>(1, std::max(pairs.a.size, pairs.b.size));
-  size_type bs = opt.block_points != 0 ? opt.block_points
-                                       : block_points_for_budget(budget, bytes_per_point, opt.resident_blocks);
-  bs = std::min(bs, largest);
-  TWOBODY_EXPECTS(static_cast<double>(bs) * static_cast<double>(bytes_per_point) * opt.resident_blocks <=
-                    static_cast<double>(budget) || opt.device_memory_budget == 0,
-                  ("scale_options::block_points (" + std::to_string(bs) +
-                   ") x resident_blocks does not fit the device memory budget of " + std::to_string(budget) + " bytes")
-                    .c_str());
-  if (opt.block_points == 0 && workers > 1) {
-    bs = block_points_for_pairs(pairs.mode, pairs.a.size, pairs.b.size, bs, block_pairs_per_worker * workers);
-  }
-  return bs;
-}
-
 /// The devices a run uses: opt.devices, or the current device.
 inline std::vector<int> devices_of(scale_options const& opt)
 {
@@ -284,7 +285,7 @@ std::vector<R> run_blocks(pair_set<Points> const& pairs, scale_options const& op
   TWOBODY_EXPECTS(opt.resident_blocks >= 3, "scale_options::resident_blocks must be at least 3");
   TWOBODY_EXPECTS(opt.parts >= 1 && opt.part < opt.parts, "scale_options: need 0 <= part < parts");
   std::vector<int> const devices = devices_of(opt);
-  size_type const bs    = choose_block_points(pairs, opt, devices.size() * opt.parts);
+  size_type const bs    = block_points_for(pairs, opt, devices.size() * opt.parts);
   block_plan const plan = block_plan::make(pairs.mode, pairs.a.size, pairs.b.size, bs);
   std::vector<std::size_t> const mine = share_of(plan, opt.part, opt.parts);
   std::size_t const share             = mine.size();
@@ -416,18 +417,23 @@ histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, 
   std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
   struct sums {
     device_buffer total, part;
+    policy_plan plan;  ///< the cost model's plan, made once per worker for a full block pair
   };
   scale_stats st;
   auto const partials = detail::run_blocks<std::vector<Count>>(
     pairs, opt, st,
-    [&](block_plan const&, cudaStream_t s) {
-      sums d{device_buffer(sizeof(Count) * slots, s), device_buffer(sizeof(Count) * slots, s)};
+    [&](block_plan const& blocks, cudaStream_t s) {
+      Points a{}, b{};  // the shape of a full off-diagonal block pair: all the planner reads
+      a.size = blocks.range_a(0).size;
+      b.size = blocks.range_b(0).size;
+      sums d{device_buffer(sizeof(Count) * slots, s), device_buffer(sizeof(Count) * slots, s),
+             plan_histogram<Count>(cross_pairs(a, b), f, bins)};
       TWOBODY_CUDA_TRY(cudaMemsetAsync(d.total.data(), 0, sizeof(Count) * slots, s));
       return d;
     },
     [&](sums& d, auto const& sub, std::size_t, cudaStream_t s) {
       // The device-memory histogram writes its counts; add each block pair's into the total.
-      twobody::histogram(sub, f, bins, d.part.as<Count>(), s);
+      twobody::detail::run_planned_histogram(sub, f, bins, d.part.as<Count>(), d.plan, s);
       thrust::transform(thrust::cuda::par_nosync.on(s), d.total.as<Count>(), d.total.as<Count>() + slots,
                         d.part.as<Count>(), d.total.as<Count>(), cuda::std::plus<Count>{});
       TWOBODY_CHECK_LAUNCH();

@@ -35,25 +35,18 @@ inline void add_join_stats(join_stats& total, join_stats const& st)
   total.units_rolled_back += st.units_rolled_back;
 }
 
-/// Joins over blocks write set positions into 32-bit record indices.
-template <class Points>
-void check_record_indices(pair_set<Points> const& pairs)
-{
-  TWOBODY_EXPECTS(pairs.a.size < (size_type(1) << 32) && pairs.b.size < (size_type(1) << 32),
-                  "join: 32-bit record indices need fewer than 2^32 points per side");
-}
+}  // namespace detail
 
-/// Rewrites block-local record indices to set positions (block p.a of A starts at a_begin).
+/// Rewrites block-local join records to set positions (block p.a of A starts at a_begin, block
+/// p.b of B at b_begin): the host and MPI layers' step from a block pair's join to the set's.
 template <class Record>
-void shift_records(Record* r, std::size_t n, std::uint32_t a_begin, std::uint32_t b_begin)
+void shift_to_set_indices(Record* r, std::size_t n, std::uint32_t a_begin, std::uint32_t b_begin)
 {
   for (std::size_t k = 0; k < n; ++k) {
     r[k].i += a_begin;
     r[k].j += b_begin;
   }
 }
-
-}  // namespace detail
 
 /// Calls consume(records, n) (host memory, valid during the call; one call at a time) for the
 /// records of every block pair of `pairs` that `x` (an emitter, or a predicate for index
@@ -64,7 +57,7 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
 {
   auto const e = twobody::detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
-  detail::check_record_indices(pairs);
+  twobody::detail::validate(pairs);  // fewer than 2^32 points per side: 32-bit set indices
   std::mutex consume_mutex;
   struct worker {
     block_plan const* plan;
@@ -80,7 +73,7 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
       std::vector<Record> shifted;
       auto deliver = [&](Record const* r, std::size_t n) {
         shifted.assign(r, r + n);
-        detail::shift_records(shifted.data(), n, a_begin, b_begin);
+        shift_to_set_indices(shifted.data(), n, a_begin, b_begin);
         std::lock_guard<std::mutex> lock(consume_mutex);
         consume(static_cast<Record const*>(shifted.data()), n);
       };
@@ -97,11 +90,11 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
 
 /// Every record of the join, concatenated in host memory (order unspecified; see sort_by_index).
 template <class Points, class X>
-std::vector<typename twobody::detail::emitter_t<X>::record_type> join(pair_set<Points> const& pairs, X const& x,
+std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x,
                                                                      scale_options const& opt = {},
                                                                      join_options const& jopt = {})
 {
-  using Record = typename twobody::detail::emitter_t<X>::record_type;
+  using Record = join_record_t<X>;
   std::vector<Record> out;
   join_each(pairs, x, [&](Record const* r, std::size_t n) { out.insert(out.end(), r, r + n); }, opt, jopt);
   return out;

@@ -4,6 +4,8 @@
 /// warps diverge). Pitaksirianan et al., Algorithm 1. For comparison only.
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
+
 namespace twobody::input {
 
 template <int BlockThreads = 256>
@@ -14,6 +16,7 @@ struct naive {
   static constexpr int points_per_thread = 1;
   static constexpr bool tiled            = false;
   static constexpr char const* name      = "naive";
+  static constexpr input_kind kind        = input_kind::naive;  ///< its entry in model/registry.cuh
 };
 
 }  // namespace twobody::input

@@ -6,6 +6,8 @@
 /// of a warp read the same column point, so each load is one broadcast cache transaction.
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
+
 #include <twobody/detail/stored_point.cuh>
 #include <twobody/points.cuh>
 
@@ -54,6 +56,7 @@ struct readonly_tile {
   template <class Points>
   using column_source = detail::readonly_column_source<Points, BlockThreads, PointsPerThread>;
   static constexpr char const* name = "readonly_tile";
+  static constexpr input_kind kind   = input_kind::readonly_tile;  ///< its entry in model/registry.cuh
 };
 
 }  // namespace input

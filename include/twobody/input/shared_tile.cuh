@@ -6,6 +6,8 @@
 /// load of a column point feeds PointsPerThread pairs.
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
+
 #include <twobody/detail/stored_point.cuh>
 #include <twobody/points.cuh>
 
@@ -103,6 +105,7 @@ struct shared_tile {
   template <class Points>
   using column_source = detail::shared_column_source<Points, BlockThreads, PointsPerThread>;
   static constexpr char const* name = "shared_tile";
+  static constexpr input_kind kind   = input_kind::shared_tile;  ///< its entry in model/registry.cuh
 };
 
 }  // namespace input

@@ -7,6 +7,8 @@
 /// sit in another warp; they are a vanishing share of the work.
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
+
 #include <twobody/detail/stored_point.cuh>
 #include <twobody/points.cuh>
 
@@ -73,6 +75,7 @@ struct shuffle_tile {
   template <class Points>
   using column_source = detail::shuffle_column_source<Points, BlockThreads, PointsPerThread>;
   static constexpr char const* name = "shuffle_tile";
+  static constexpr input_kind kind   = input_kind::shuffle_tile;  ///< its entry in model/registry.cuh
 };
 
 }  // namespace input

@@ -18,6 +18,7 @@
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
 #include <twobody/model/privatization.cuh>
+#include <twobody/model/registry.cuh>
 #include <twobody/points.cuh>
 
 #include <cstdlib>
@@ -34,35 +35,6 @@ namespace twobody {
 /// keeps in registers as one value; the paper's alpha).
 inline constexpr long long register_output_max_bytes = 16;
 
-/// What is computed: the three output families.
-enum class statistic_kind {
-  reduction,  ///< Type I: one value over all pairs (count_pairs, reduce_pairs)
-  histogram,  ///< Type II: a histogram of known size (histogram)
-  per_point,  ///< Type II with one value per point of A (sum_per_point)
-  pair_list   ///< Type III: a record per qualifying pair, size unknown in advance
-};
-
-enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive };
-enum class output_kind { registers, per_point_sum, warp_privatized, direct_output_buffer };
-
-inline char const* to_string(input_kind k)
-{
-  switch (k) {
-    case input_kind::shared_tile: return "shared_tile";
-    case input_kind::readonly_tile: return "readonly_tile";
-    case input_kind::shuffle_tile: return "shuffle_tile";
-    default: return "naive";
-  }
-}
-inline char const* to_string(output_kind k)
-{
-  switch (k) {
-    case output_kind::registers: return "registers";
-    case output_kind::per_point_sum: return "per_point_sum";
-    case output_kind::warp_privatized: return "warp_privatized";
-    default: return "direct_output_buffer";
-  }
-}
 inline char const* to_string(occupancy_limit l)
 {
   switch (l) {
@@ -128,28 +100,16 @@ struct input_candidate {
   }
 };
 
-/// The model's constants for one input candidate on one GPU.
-struct cost_constants {
-  privatization_constants histogram;  ///< privatized histograms
-  double reduction_c_l;               ///< seconds per pair per SM of a pair count (registers output)
-  double diagonal_cost;               ///< time of a diagonal tile pair (self mode) over an off-diagonal one
-};
-
-/// Measured on the H100 SXM (sm_90, 132 SMs) by `bench_cost_model --calibrate`, 2026-11-23,
-/// commit 2bfbc9d (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH,
-/// 256 bins, H = 32 for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8
-/// (8 warps/SM) against H = 4 (16 warps/SM) for the saturation; 2PCF counts for the
-/// reductions; 256 bins at N = 2^16 for the diagonal costs. readonly_tile was not
-/// calibrated (from bench_suite: 1.82 T pairs/s SDH, 2.39 T 2PCF; shuffle's diagonal cost).
+/// The H100 constants of an input candidate, from its registry entry (model/registry.cuh).
 /// Other GPUs use these too: the choice depends on their ratios, the predicted seconds are
 /// then rough.
 inline cost_constants h100_constants(input_candidate const& c)
 {
-  constexpr double c_lp = 1.516e-13, saturation = 9.2;
-  if (c.input == input_kind::shuffle_tile) { return {{6.307e-11, c_lp, saturation}, 4.0e-11, 3.54}; }
-  if (c.input == input_kind::readonly_tile) { return {{7.25e-11, c_lp, saturation}, 5.5e-11, 3.54}; }
-  if (c.points_per_thread >= 8) { return {{5.521e-11, c_lp, saturation}, 3.349e-11, 1.92}; }
-  return {{5.67e-11, c_lp, saturation}, 3.352e-11, 2.39};
+  cost_constants k{};
+  model::for_each_input([&](auto e) {
+    if (decltype(e)::kind == c.input) { k = decltype(e)::h100(c.points_per_thread); }
+  });
+  return k;
 }
 
 /// What choose_policy decided, and why.
@@ -221,16 +181,16 @@ inline policy_override parse_policy_override(char const* text)
       o.points_per_thread = as_int(1, 64);
     } else if (key == "input") {
       o.has_input = true;
-      if (value == "shared_tile") {
-        o.input = input_kind::shared_tile;
-      } else if (value == "readonly_tile") {
-        o.input = input_kind::readonly_tile;
-      } else if (value == "shuffle_tile") {
-        o.input = input_kind::shuffle_tile;
-      } else {
-        TWOBODY_EXPECTS(false, ("TWOBODY_POLICY: input must be shared_tile, readonly_tile or shuffle_tile, got '" + value +
-                                "'").c_str());
-      }
+      bool known  = false;
+      std::string names;
+      model::for_each_input([&](auto e) {
+        names += (names.empty() ? "" : ", ") + std::string(decltype(e)::name);
+        if (value == decltype(e)::name) {
+          o.input = decltype(e)::kind;
+          known   = true;
+        }
+      });
+      TWOBODY_EXPECTS(known, ("TWOBODY_POLICY: input must be one of " + names + ", got '" + value + "'").c_str());
     } else {
       TWOBODY_EXPECTS(false, ("TWOBODY_POLICY: unknown key '" + key + "' (known: input, points_per_thread, copies)").c_str());
     }
@@ -254,18 +214,26 @@ inline double diagonal_extra(problem const& p, cost_constants const& k)
 
 }  // namespace model
 
-/// The candidates the library compiles for a problem when the caller gives none (register
-/// counts of the sm_90 builds, from -Xptxas -v): 8 points per thread only for float points
-/// of up to 4 dimensions (more would spill).
+/// The candidates the one-call forms compile for a problem (model/registry.cuh: the shapes
+/// each input policy registers for the statistic and the point type), with the registers
+/// their sm_90 kernels use, for planning without a GPU.
 inline std::vector<input_candidate> default_candidates(problem const& p)
 {
+  unsigned const use = p.kind == statistic_kind::histogram   ? model::for_histogram
+                       : p.kind == statistic_kind::per_point ? model::for_per_point
+                                                             : model::for_reduction;
   std::size_t const point_bytes = static_cast<std::size_t>(p.value_bytes) * (p.dims <= 3 ? 4 : p.dims);
   std::vector<input_candidate> c;
-  if (p.kind == statistic_kind::histogram && p.value_bytes == 4 && p.dims <= 4) {
-    c.push_back({input_kind::shared_tile, 256, 8, 128, 2048 * point_bytes});
-  }
-  c.push_back({input_kind::shared_tile, 256, 4, 126, 1024 * point_bytes});
-  if (p.kind == statistic_kind::histogram) { c.push_back({input_kind::shuffle_tile, 256, 4, 96, 0}); }
+  model::for_each_input([&](auto e) {
+    using entry = decltype(e);
+    model::for_each_shape(typename entry::one_call{}, [&](auto shape) {
+      using S = decltype(shape);
+      if ((S::uses & use) == 0 || !model::points_per_thread_fit(p.value_bytes, p.dims, S::points_per_thread)) { return; }
+      std::size_t const tile_bytes =
+        entry::tile_in_shared_memory ? static_cast<std::size_t>(S::block_threads) * S::points_per_thread * point_bytes : 0;
+      c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes});
+    });
+  });
   return c;
 }
 

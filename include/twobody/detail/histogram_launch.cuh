@@ -1,0 +1,120 @@
+/// \file histogram_launch.cuh
+/// \brief The privatized-histogram launch shared by the one-call histogram (dispatch/), its
+/// explicit forms, the grid histograms and the host layer: argument checks, counter types,
+/// flush limits, and one launch that acts on a layout of copies and windows.
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/detail/validate.cuh>
+#include <twobody/output/privatized_histogram.cuh>
+#include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <limits>
+
+namespace twobody {
+namespace detail {
+
+template <class F, class Points, class Count, class Binning>
+void check_histogram_args(pair_set<Points> const& pairs, Binning const& bins, Count const* d_counts)
+{
+  check_bins_accept<F, Binning>();
+  static_assert(cuda::std::is_same_v<Count, unsigned long long> || cuda::std::is_same_v<Count, double>,
+                "twobody::histogram: counts must be unsigned long long (or double for weighted point sets)");
+  static_assert(!Points::weighted || cuda::std::is_floating_point_v<Count>,
+                "twobody::histogram: a weighted point set needs double counts");
+  validate(pairs);
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  TWOBODY_EXPECTS(bins.size() < std::numeric_limits<int>::max() - 1, "histogram: too many bins");
+  TWOBODY_EXPECTS(d_counts != nullptr, "histogram: the counts pointer is null");
+  TWOBODY_EXPECTS(device_accessible(d_counts), "histogram: d_counts must be device-accessible memory (cudaMalloc, "
+                                               "managed or pinned); the host-result form returns the counts instead");
+}
+
+/// Shared counters: 32-bit for plain counts (flushed before they can wrap), Count otherwise.
+template <class Count>
+using shared_counter_t = cuda::std::conditional_t<cuda::std::is_same_v<Count, unsigned long long>, unsigned int, Count>;
+
+template <class Counter>
+constexpr unsigned long long flush_limit_for(unsigned long long max_increments_per_tile)
+{
+  if constexpr (cuda::std::is_same_v<Counter, unsigned int>) {
+    return 0xffffffffull - max_increments_per_tile;
+  } else {
+    return 1ull << 50;  // floating sums: exact integers up to 2^53, far from any precision issue
+  }
+}
+
+template <class Input>
+constexpr unsigned long long max_increments_per_tile()
+{
+  if constexpr (Input::tiled) {
+    unsigned long long const ts = static_cast<unsigned long long>(Input::block_threads) * Input::points_per_thread;
+    return ts * ts;
+  } else {
+    return static_cast<unsigned long long>(Input::block_threads) * 4096ull;
+  }
+}
+
+/// The privatized-histogram kernel of an input policy (one pass, or windows of the bin range).
+template <class Input, class Points, class F, class Binning, class Count, bool Windowed>
+using privatized_kernel =
+  pair_kernel<Input, privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, Input::block_threads, Windowed>,
+              Points, F>;
+
+/// Launches the privatized histogram with `layout` (copies, windows, shared memory) on pairs the
+/// kernels can read; d_counts is zeroed already.
+template <class Input, class Points, class F, class Binning, class Count>
+void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
+                       privatized_plan const& layout, cudaStream_t stream)
+{
+  using Counter = shared_counter_t<Count>;
+  int const slots = bins.size() + 1;
+  unsigned long long const limit = flush_limit_for<Counter>(max_increments_per_tile<Input>());
+  if (layout.passes == 1) {
+    using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit};
+    single::launch(single::plan(dev, layout.smem), dev, f, p, stream);
+    return;
+  }
+  using windowed = privatized_kernel<Input, Points, F, Binning, Count, true>;
+  auto const lp  = windowed::plan(dev, layout.smem);
+  for (int pass = 0; pass < layout.passes; ++pass) {
+    int const begin = pass * layout.window;
+    int const size  = slots - begin < layout.window ? slots - begin : layout.window;
+    typename windowed::params p{bins, d_counts, layout.copies, begin, size, limit};
+    windowed::launch(lp, dev, f, p, stream);
+  }
+}
+
+/// The kernels the one-call histogram compiles for each input (the planner reads their resources).
+template <class Points, class F, class Binning, class Count>
+struct histogram_kernels {
+  template <class Input>
+  using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+};
+
+/// The explicit forms: `copies` asked for, fewer (or windows) where shared memory is short.
+template <class Input, class Points, class F, class Binning, class Count>
+void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
+                          int copies, cudaStream_t stream)
+{
+  check_histogram_args<F>(pairs, bins, d_counts);
+  int const slots = bins.size() + 1;
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
+  if (pairs.count() == 0) { return; }
+  staged_pairs<Points> const staged(pairs, stream);
+  using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+  privatized_plan const layout =
+    plan_privatized(slots, copies, sizeof(shared_counter_t<Count>), single::dynamic_smem_limit());
+  launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream);
+}
+
+}  // namespace detail
+
+}  // namespace twobody

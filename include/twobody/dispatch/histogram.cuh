@@ -1,0 +1,57 @@
+/// \file histogram.cuh (dispatch)
+/// \brief The one-call histogram's plan and launch: the cost model plans once per problem
+/// (input policy, private copies, windows, shared memory) and the launch acts on that whole
+/// plan. The host layer plans once for all its block pairs and hands the plan in.
+#pragma once
+
+#include <twobody/detail/auto_policy.cuh>
+#include <twobody/detail/histogram_launch.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/model/policy.cuh>
+#include <twobody/points.cuh>
+#include <twobody/results.cuh>
+
+#include <cuda/std/type_traits>
+#include <cuda_runtime_api.h>
+
+namespace twobody {
+
+/// The plan the one-call histogram runs for these arguments: input policy, private copies,
+/// occupancy and predicted time from the cost model (model/policy.cuh). Needs a GPU (it reads
+/// the kernels' register counts); TWOBODY_POLICY forces parts of it.
+template <class Count = void, class Points, class F, class Binning>
+policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning const& bins)
+{
+  using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
+  using Counter = detail::shared_counter_t<C>;
+  problem p       = detail::sizes_of(pairs, statistic_kind::histogram);
+  p.slots         = bins.size() + 1;
+  p.counter_bytes = static_cast<int>(sizeof(Counter));
+  p.output_bytes  = static_cast<long long>(p.slots) * p.counter_bytes;
+  return choose_policy(p, device_info::get(),
+                       detail::candidates_of<detail::histogram_kernels<Points, F, Binning, C>::template single>(
+                         detail::histogram_inputs<Points>{}));
+}
+
+namespace detail {
+
+/// The one-call histogram into device memory: `plan` (from plan_histogram, for these pairs or
+/// a larger problem of the same shape) is acted on whole. Asynchronous on `stream`.
+template <class Points, class F, class Binning, class Count>
+void run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
+                           policy_plan const& plan, cudaStream_t stream)
+{
+  check_histogram_args<F>(pairs, bins, d_counts);
+  TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized, "histogram: the plan is not a histogram's");
+  TWOBODY_EXPECTS(plan.window * plan.passes >= bins.size() + 1, "histogram: the plan is for fewer bins");
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
+  if (pairs.count() == 0) { return; }
+  staged_pairs<Points> const staged(pairs, stream);
+  privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem};
+  with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
+    launch_privatized<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
+  });
+}
+
+}  // namespace detail
+}  // namespace twobody

@@ -1,0 +1,19 @@
+/// \file policy_kinds.cuh
+/// \brief The names the cost model and the registry give the policy families (each input and
+/// output policy type says which it is: `Input::kind`, `Output::kind`).
+#pragma once
+
+namespace twobody {
+
+/// What is computed: the three output families.
+enum class statistic_kind {
+  reduction,  ///< Type I: one value over all pairs (count_pairs, reduce_pairs)
+  histogram,  ///< Type II: a histogram of known size (histogram)
+  per_point,  ///< Type II with one value per point of A (sum_per_point)
+  pair_list   ///< Type III: a record per qualifying pair, size unknown in advance
+};
+
+enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive };
+enum class output_kind { registers, per_point_sum, warp_privatized, direct_output_buffer };
+
+}  // namespace twobody
