@@ -244,6 +244,22 @@ void add_histogram(twobody::histogram_result<Count>& total, twobody::histogram_r
   total.pairs += part.pairs;
 }
 
+/// Checks that a histogram's counts and outside add up to `expected_pairs`; prints the verdict
+/// and returns the exit code (0, or 3 when they do not).
+template <class Count>
+int check_counts_add_up(twobody::histogram_result<Count> const& h, unsigned long long expected_pairs)
+{
+  unsigned long long total = h.outside;
+  for (auto c : h.counts) { total += c; }
+  if (total != h.pairs || h.pairs != expected_pairs) {
+    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu, expected %llu\n", total, h.pairs,
+                expected_pairs);
+    return 3;
+  }
+  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
+  return 0;
+}
+
 /// Points [begin, end) of p as a view.
 template <class Points>
 Points slice(Points p, twobody::size_type begin, twobody::size_type end)

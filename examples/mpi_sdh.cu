@@ -64,31 +64,19 @@ int run(int argc, char** argv)
               "block pairs of %lld points\n",
               n, size, gpu ? "GPUs" : "CPUs", h.pairs, s, double(h.pairs) / s, st.block_pairs,
               static_cast<long long>(st.block_points));
-  unsigned long long total = h.outside;
-  for (auto c : h.counts) { total += c; }
-  if (total != h.pairs || h.pairs != pairs.count()) {
-    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu, expected %llu\n", total, h.pairs,
-                pairs.count());
-    return 3;
-  }
+  if (int const rc = example::check_counts_add_up(h, pairs.count()); rc != 0) { return rc; }
   if (check) {
     auto const t1 = std::chrono::steady_clock::now();
-    std::vector<unsigned long long> one(bins.size() + 1);
-    auto const r = twobody::histogram(gpu ? twobody::exec::gpu : twobody::exec::cpu, pairs, twobody::squared_euclidean{},
-                                      bins);  // one GPU in core, or one process
-    std::copy(r.counts.begin(), r.counts.end(), one.begin());
-    one.back() = r.outside;
+    auto const one = twobody::histogram(gpu ? twobody::exec::gpu : twobody::exec::cpu, pairs,
+                                        twobody::squared_euclidean{}, bins);  // one GPU in core, or one process
     double const s1 = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-    std::vector<unsigned long long> got(h.counts);
-    got.push_back(h.outside);
-    if (got != one) {
+    if (one.counts != h.counts || one.outside != h.outside) {
       std::printf("CHECK FAILED: the %d-rank histogram differs from the one-%s histogram\n", size, gpu ? "GPU" : "CPU");
       return 3;
     }
     std::printf("check: all 256 bins and outside equal the one-%s histogram (%.3f s alone, %.2fx)\n",
                 gpu ? "GPU" : "process", s1, s1 / s);
   }
-  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
   return 0;
 }
 

@@ -52,14 +52,7 @@ int run(example::command_line const& cl)
   std::printf("SDH, 256 bins, %lld points in host memory, %s: %llu pairs (%.3f s, %.3g pairs/s)\n", n,
               cl.gpu ? "GPU" : "CPU", h.pairs, s, double(h.pairs) / s);
 
-  unsigned long long total = h.outside;
-  for (auto c : h.counts) { total += c; }
-  if (total != h.pairs || h.pairs != pairs.count()) {
-    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu\n", total, h.pairs);
-    return 3;
-  }
-  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
-  return 0;
+  return example::check_counts_add_up(h, pairs.count());
 }
 
 }  // namespace

@@ -68,14 +68,7 @@ int run(example::command_line const& cl)
   }
   std::printf("outside: %llu\n", h.outside);
 
-  unsigned long long total = h.outside;
-  for (auto c : h.counts) { total += c; }
-  if (total != h.pairs || h.pairs != twobody::self_pairs(host_pts).count()) {
-    std::printf("CHECK FAILED: sum(counts) + outside = %llu, pairs = %llu\n", total, h.pairs);
-    return 3;
-  }
-  std::printf("check: sum(counts) + outside == pairs (%llu)\n", h.pairs);
-  return 0;
+  return example::check_counts_add_up(h, twobody::self_pairs(host_pts).count());
 }
 
 }  // namespace
