@@ -65,6 +65,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
                cudaStream_t stream = 0)
 {
   detail::check_histogram_args<F>(pairs, bins, d_counts);
+  detail::require_device_pointer(d_counts, "histogram: d_counts");
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   if (pairs.count() == 0) { return; }
   detail::staged_pairs<Points> const staged(pairs, stream);
@@ -79,9 +80,8 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
 template <class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::check_bins_accept<F, Binning>();
-  detail::validate(pairs);  // before planning; run_planned_histogram checks the rest
-  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  detail::check_histogram_args<F>(pairs, bins, d_counts);  // before planning
+  detail::require_device_pointer(d_counts, "histogram: d_counts");
   detail::run_planned_histogram(pairs, f, bins, d_counts, plan_histogram<Count>(pairs, f, bins), stream);
 }
 
@@ -94,19 +94,18 @@ histogram_result<pair_count_t<Points>> histogram(execution_policy const& exec, p
 {
   using Count = pair_count_t<Points>;
   detail::check_bins_accept<F, Binning>();
-  detail::validate(pairs);
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
-  if (!detail::runs_on_gpu(exec, "histogram")) {
-    detail::check_host_readable(pairs);
-    return cpu::histogram(pairs, f, bins);
-  }
-  detail::device_buffer d(sizeof(Count) * (bins.size() + 1), exec.stream);
-  histogram(pairs, f, bins, d.as<Count>(), exec.stream);
-  std::vector<Count> all(bins.size() + 1);
-  TWOBODY_CUDA_TRY(
-    cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * all.size(), cudaMemcpyDeviceToHost, exec.stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(exec.stream));
-  return histogram_result<Count>::from_slots(std::move(all), pairs.count());
+  return detail::on_backend(
+    exec, "histogram", pairs, [&] { return cpu::histogram(pairs, f, bins); },
+    [&](cudaStream_t stream) {
+      detail::device_buffer d(sizeof(Count) * (bins.size() + 1), stream);
+      detail::run_planned_histogram(pairs, f, bins, d.as<Count>(), plan_histogram<Count>(pairs, f, bins), stream);
+      std::vector<Count> all(bins.size() + 1);
+      TWOBODY_CUDA_TRY(
+        cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * all.size(), cudaMemcpyDeviceToHost, stream));
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      return histogram_result<Count>::from_slots(std::move(all), pairs.count());
+    });
 }
 
 /// One-call histogram returned to the host under exec::automatic on `stream`.

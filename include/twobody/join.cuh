@@ -108,7 +108,6 @@ join_result<Record> collect_join(join_options const& opt, Run&& run)
 template <class Points, class X>
 join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x)
 {
-  check_host_readable(pairs);
   auto records = cpu::join(pairs, x);
   join_stats st;
   st.results = records.size();
@@ -138,14 +137,17 @@ join_stats join_each(execution_policy const& exec, pair_set<Points> const& pairs
   auto const e = detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
   detail::check_options<Output, Record>(opt);
-  detail::validate(pairs);
-  if (!detail::runs_on_gpu(exec, "join_each")) {
-    auto const r = detail::cpu_join(pairs, x);
-    if (!r.empty()) { consume(r.data(), r.size()); }
-    return r.stats();
-  }
-  detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
-  return detail::run_join<Input, Output>(pairs, e, sink, opt, exec.stream);
+  return detail::on_backend(
+    exec, "join_each", pairs,
+    [&] {
+      auto const r = detail::cpu_join(pairs, x);
+      if (!r.empty()) { consume(r.data(), r.size()); }
+      return r.stats();
+    },
+    [&](cudaStream_t stream) {
+      detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
+      return detail::run_join<Input, Output>(pairs, e, sink, opt, stream);
+    });
 }
 
 /// join_each under exec::automatic on `stream`.
@@ -169,10 +171,12 @@ join_result<join_record_t<X>> join(execution_policy const& exec, pair_set<Points
   auto const e = detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
   detail::check_options<Output, Record>(opt);
-  detail::validate(pairs);
-  if (!detail::runs_on_gpu(exec, "join")) { return detail::cpu_join(pairs, x); }
-  return detail::collect_join<Record>(
-    opt, [&](auto& sink) { return detail::run_join<Input, Output>(pairs, e, sink, opt, exec.stream); });
+  return detail::on_backend(
+    exec, "join", pairs, [&] { return detail::cpu_join(pairs, x); },
+    [&](cudaStream_t stream) {
+      return detail::collect_join<Record>(
+        opt, [&](auto& sink) { return detail::run_join<Input, Output>(pairs, e, sink, opt, stream); });
+    });
 }
 
 /// join under exec::automatic on `stream`.

@@ -88,19 +88,17 @@ template <class Points, class F>
 std::vector<typename Points::value_type> sum_per_point(execution_policy const& exec, pair_set<Points> const& pairs, F f)
 {
   using T = typename Points::value_type;
-  detail::validate(pairs);
-  if (!detail::runs_on_gpu(exec, "sum_per_point")) {
-    detail::check_host_readable(pairs);
-    return cpu::sum_per_point(pairs, f);
-  }
-  std::vector<T> out(static_cast<std::size_t>(pairs.a.size));
-  if (out.empty()) { return out; }
-  detail::device_buffer d(sizeof(T) * out.size(), exec.stream);
-  sum_per_point(pairs, f, d.as<T>(), exec.stream);
-  TWOBODY_CUDA_TRY(
-    cudaMemcpyAsync(out.data(), d.as<T>(), sizeof(T) * out.size(), cudaMemcpyDeviceToHost, exec.stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(exec.stream));
-  return out;
+  return detail::on_backend(
+    exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
+    [&](cudaStream_t stream) {
+      std::vector<T> out(static_cast<std::size_t>(pairs.a.size));
+      if (out.empty()) { return out; }
+      detail::device_buffer d(sizeof(T) * out.size(), stream);
+      sum_per_point(pairs, f, d.as<T>(), stream);
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(out.data(), d.as<T>(), sizeof(T) * out.size(), cudaMemcpyDeviceToHost, stream));
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      return out;
+    });
 }
 
 /// One-call form returned to the host under exec::automatic on `stream`.

@@ -54,10 +54,6 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
   }
   TWOBODY_EXPECTS(temp_bytes >= partial_bytes + cub_bytes, "reduce_pairs: temp_bytes is smaller than the size query returned");
   TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
-  TWOBODY_EXPECTS(device_accessible(d_temp), "reduce_pairs / count_pairs: d_temp must be device memory (cudaMalloc, "
-                                             "cudaMallocAsync or managed), not a host pointer");
-  TWOBODY_EXPECTS(device_accessible(d_result), "reduce_pairs / count_pairs: d_result must be device-accessible memory; "
-                                               "the host-result form returns the value instead");
   T* partials = static_cast<T*>(d_temp);
   if (lp.grid > 0) {
     staged_pairs<Points> const staged(pairs, stream);
@@ -78,6 +74,30 @@ T copy_to_host(T const* d, cudaStream_t stream)
   return h;
 }
 
+/// The one-call forms into device memory: scratch space allocated stream-ordered here, so only
+/// d_result is the caller's (checked by the public forms that take one).
+template <class Input, class Points, class F, class Op, class T, class Inner>
+void reduce_allocating(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* d_result, cudaStream_t stream)
+{
+  std::size_t bytes = 0;
+  reduce_impl<Input, Points, F, Op, T, Inner>(nullptr, bytes, pairs, f, op, identity, d_result, stream);
+  device_buffer temp(bytes, stream);
+  reduce_impl<Input, Points, F, Op, T, Inner>(temp.data(), bytes, pairs, f, op, identity, d_result, stream);
+}
+
+/// Plain counts add 32-bit integers in the hot loop (folded into 64 bits every tile pair).
+template <class Points>
+using count_inner_t = cuda::std::conditional_t<Points::weighted, pair_count_t<Points>, unsigned int>;
+
+template <class Input, class Points, class Pred>
+void count_allocating(pair_set<Points> const& pairs, Pred const& pred, pair_count_t<Points>* d_result,
+                      cudaStream_t stream)
+{
+  using C = pair_count_t<Points>;
+  reduce_allocating<Input, Points, Pred, cuda::std::plus<C>, C, count_inner_t<Points>>(pairs, pred, cuda::std::plus<C>{},
+                                                                                       C{}, d_result, stream);
+}
+
 }  // namespace detail
 
 /// Explicit form: reduce f(a, b) over all pairs with `op` (associative, `identity` its
@@ -86,6 +106,10 @@ template <class Input, class Points, class F, class Op, class T>
 void reduce_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F f, Op op, T identity,
                   T* d_result, cudaStream_t stream = 0)
 {
+  if (d_temp != nullptr) {
+    detail::require_device_pointer(d_temp, "reduce_pairs: d_temp");
+    detail::require_device_pointer(d_result, "reduce_pairs: d_result");
+  }
   detail::reduce_impl<Input, Points, F, Op, T, T>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
 }
 
@@ -96,10 +120,12 @@ void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
                  pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
   using C = pair_count_t<Points>;
-  // Plain counts add 32-bit integers in the hot loop (folded into 64 bits every tile pair).
-  using Inner = cuda::std::conditional_t<Points::weighted, C, unsigned int>;
-  detail::reduce_impl<Input, Points, Pred, cuda::std::plus<C>, C, Inner>(d_temp, temp_bytes, pairs, pred,
-                                                                         cuda::std::plus<C>{}, C{}, d_result, stream);
+  if (d_temp != nullptr) {
+    detail::require_device_pointer(d_temp, "count_pairs: d_temp");
+    detail::require_device_pointer(d_result, "count_pairs: d_result");
+  }
+  detail::reduce_impl<Input, Points, Pred, cuda::std::plus<C>, C, detail::count_inner_t<Points>>(
+    d_temp, temp_bytes, pairs, pred, cuda::std::plus<C>{}, C{}, d_result, stream);
 }
 
 /// One-call reduction into device memory (asynchronous; allocates its scratch space
@@ -107,10 +133,10 @@ void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
 template <class Input = default_input, class Points, class F, class Op, class T>
 void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_result, cudaStream_t stream = 0)
 {
-  std::size_t bytes = 0;
-  reduce_pairs<Input>(nullptr, bytes, pairs, f, op, identity, d_result, stream);
-  detail::device_buffer temp(bytes, stream);
-  reduce_pairs<Input>(temp.data(), bytes, pairs, f, op, identity, d_result, stream);
+  detail::validate(pairs);
+  TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
+  detail::require_device_pointer(d_result, "reduce_pairs: d_result");
+  detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, d_result, stream);
 }
 
 /// One-call reduction returned to the host, on the backend `exec` names (the GPU form
@@ -119,14 +145,13 @@ void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_re
 template <class Input = default_input, class Points, class F, class Op, class T>
 T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f, Op op, T identity)
 {
-  detail::validate(pairs);
-  if (!detail::runs_on_gpu(exec, "reduce_pairs")) {
-    detail::check_host_readable(pairs);
-    return cpu::reduce_pairs(pairs, f, op, identity);
-  }
-  detail::device_buffer result(sizeof(T), exec.stream);
-  reduce_pairs<Input>(pairs, f, op, identity, result.as<T>(), exec.stream);
-  return detail::copy_to_host(result.as<T>(), exec.stream);
+  return detail::on_backend(
+    exec, "reduce_pairs", pairs, [&] { return cpu::reduce_pairs(pairs, f, op, identity); },
+    [&](cudaStream_t stream) {
+      detail::device_buffer result(sizeof(T), stream);
+      detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, result.as<T>(), stream);
+      return detail::copy_to_host(result.as<T>(), stream);
+    });
 }
 
 /// One-call reduction returned to the host under exec::automatic on `stream`.
@@ -140,10 +165,10 @@ T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, cudaStream
 template <class Input = default_input, class Points, class Pred>
 void count_pairs(pair_set<Points> const& pairs, Pred pred, pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
-  std::size_t bytes = 0;
-  count_pairs<Input>(nullptr, bytes, pairs, pred, d_result, stream);
-  detail::device_buffer temp(bytes, stream);
-  count_pairs<Input>(temp.data(), bytes, pairs, pred, d_result, stream);
+  detail::validate(pairs);
+  TWOBODY_EXPECTS(d_result != nullptr, "count_pairs: the result pointer is null");
+  detail::require_device_pointer(d_result, "count_pairs: d_result");
+  detail::count_allocating<Input>(pairs, pred, d_result, stream);
 }
 
 /// One-call count returned to the host, on the backend `exec` names: pairs with pred(a, b)
@@ -151,15 +176,14 @@ void count_pairs(pair_set<Points> const& pairs, Pred pred, pair_count_t<Points>*
 template <class Input = default_input, class Points, class Pred>
 pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> const& pairs, Pred pred)
 {
-  detail::validate(pairs);
-  if (!detail::runs_on_gpu(exec, "count_pairs")) {
-    detail::check_host_readable(pairs);
-    return cpu::count_pairs(pairs, pred);
-  }
   using C = pair_count_t<Points>;
-  detail::device_buffer result(sizeof(C), exec.stream);
-  count_pairs<Input>(pairs, pred, result.as<C>(), exec.stream);
-  return detail::copy_to_host(result.as<C>(), exec.stream);
+  return detail::on_backend(
+    exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
+    [&](cudaStream_t stream) {
+      detail::device_buffer result(sizeof(C), stream);
+      detail::count_allocating<Input>(pairs, pred, result.as<C>(), stream);
+      return detail::copy_to_host(result.as<C>(), stream);
+    });
 }
 
 /// One-call count returned to the host under exec::automatic on `stream`.

@@ -32,8 +32,6 @@ void check_histogram_args(pair_set<Points> const& pairs, Binning const& bins, Co
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
   TWOBODY_EXPECTS(bins.size() < std::numeric_limits<int>::max() - 1, "histogram: too many bins");
   TWOBODY_EXPECTS(d_counts != nullptr, "histogram: the counts pointer is null");
-  TWOBODY_EXPECTS(device_accessible(d_counts), "histogram: d_counts must be device-accessible memory (cudaMalloc, "
-                                               "managed or pinned); the host-result form returns the counts instead");
 }
 
 /// Shared counters: 32-bit for plain counts (flushed before they can wrap), Count otherwise.
@@ -105,6 +103,7 @@ void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning con
                           int copies, cudaStream_t stream)
 {
   check_histogram_args<F>(pairs, bins, d_counts);
+  require_device_pointer(d_counts, "histogram: d_counts");
   int const slots = bins.size() + 1;
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   if (pairs.count() == 0) { return; }

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
 #include <vector>
 
 namespace twobody::detail {
@@ -18,6 +19,16 @@ inline bool device_accessible(void const* p)
   TWOBODY_CUDA_TRY(cudaPointerGetAttributes(&attr, p));
   return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ||
          (attr.type == cudaMemoryTypeHost && attr.devicePointer != nullptr);
+}
+
+/// Throws twobody::error naming `what` when a caller's output or scratch pointer is not memory
+/// a kernel can write (the explicit forms check the pointers they are given).
+inline void require_device_pointer(void const* p, char const* what)
+{
+  TWOBODY_EXPECTS(device_accessible(p), (std::string(what) + " must be device-accessible memory (cudaMalloc, "
+                                         "cudaMallocAsync, managed or pinned), not a host pointer; the host-result "
+                                         "form returns the result instead")
+                                          .c_str());
 }
 
 /// A points view the kernels can read: the given one when its arrays are device

@@ -5,6 +5,7 @@
 
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/gpu_status.cuh>
+#include <twobody/detail/validate.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/points.cuh>
 
@@ -64,6 +65,20 @@ void check_host_readable(pair_set<Points> const& pairs)
 {
   check_host_readable(pairs.a, "A");
   if (pairs.mode == pair_mode::cross) { check_host_readable(pairs.b, "B"); }
+}
+
+/// The backend step of every host-result one-call form: checks the pair set, then runs
+/// on_cpu() on host-readable arrays or on_gpu(stream) on exec's stream.
+template <class Points, class OnCpu, class OnGpu>
+auto on_backend(execution_policy const& exec, char const* what, pair_set<Points> const& pairs, OnCpu&& on_cpu,
+                OnGpu&& on_gpu)
+{
+  validate(pairs);
+  if (!runs_on_gpu(exec, what)) {
+    check_host_readable(pairs);
+    return on_cpu();
+  }
+  return on_gpu(exec.stream);
 }
 
 }  // namespace twobody::detail
