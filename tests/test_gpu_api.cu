@@ -92,7 +92,7 @@ __global__ void hammer(typename detail::privatized_histogram_agent<uniform_bins<
   constexpr unsigned long long step = 1ull << 16;
   for (unsigned long long i = 0; i < k; ++i) {
     a.accumulate(0.5f);
-    if (Flush && (i % step == step - 1 || i == k - 1)) { a.end_tile(32ull * step); }
+    if (Flush && (i % step == step - 1 || i == k - 1)) { a.end_unit(32ull * step); }
   }
   a.finish();
 }

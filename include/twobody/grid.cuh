@@ -142,12 +142,19 @@ device_buffer grid_query_order(grid_view<T, D> const& g, bool half, neighbour_li
   return queries;
 }
 
+/// The engine kernel over a grid index's query batches, with a visitor.
+template <int K, class Visitor, class T, int D>
+auto grid_kernel()
+{
+  return pair_engine_kernel<grid_batch_traversal<grid_block_threads, K, T, D>, Visitor, dynamic_units>;
+}
+
 /// The persistent grid of the grid kernel, after allowing it `dynamic_smem` (past 48 KiB the
 /// attribute must be raised before the occupancy query, or the kernel counts as not fitting).
-template <int K, class Consumer, class T, int D>
+template <int K, class Visitor, class T, int D>
 int grid_blocks(std::size_t dynamic_smem)
 {
-  auto const kernel = grid_pair_kernel<grid_block_threads, K, Consumer, T, D>;
+  auto const kernel = grid_kernel<K, Visitor, T, D>();
   if (dynamic_smem > 48 * 1024) {
     TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
   }
@@ -202,16 +209,24 @@ struct grid_traversal {
   /// Nothing to visit: no queries or an empty index.
   bool empty() const { return queries.size == 0 || g.cells == 0; }
 
-  /// One launch; count_calls false leaves the distance calls out of opt.stats (estimates).
-  template <int K, class Consumer>
-  void launch(typename Consumer::params const& params, std::size_t dynamic_smem, int blocks, cudaStream_t stream,
-              bool count_calls = true) const
+  /// Query batches of B / K queries: the traversal's work units.
+  template <int K>
+  unsigned long long batches() const
   {
-    constexpr int B = grid_block_threads;
-    grid_pair_kernel<B, K, Consumer, T, D><<<blocks, B, dynamic_smem, stream>>>(
+    constexpr unsigned long long per_batch = grid_block_threads / K;
+    return (static_cast<unsigned long long>(queries.size) + per_batch - 1) / per_batch;
+  }
+
+  /// One launch; count_calls false leaves the distance calls out of opt.stats (estimates).
+  template <int K, class Visitor>
+  void launch(typename Visitor::params const& params, dynamic_units::params const& units, std::size_t dynamic_smem,
+              int blocks, cudaStream_t stream, bool count_calls = true) const
+  {
+    typename grid_batch_traversal<grid_block_threads, K, T, D>::params const walk{
       g, queries, self, opt.half_stencil, order.as<cuda::std::uint32_t const>(), queries.size,
-      nl.offsets.as<cuda::std::uint32_t const>(), nl.list.as<cuda::std::uint32_t const>(), params,
-      count_calls ? calls.as<unsigned long long>() : nullptr);
+      nl.offsets.as<cuda::std::uint32_t const>(), nl.list.as<cuda::std::uint32_t const>(),
+      count_calls ? calls.as<unsigned long long>() : nullptr};
+    grid_kernel<K, Visitor, T, D>()<<<blocks, grid_block_threads, dynamic_smem, stream>>>(walk, params, units);
     TWOBODY_CHECK_LAUNCH();
   }
 
@@ -233,16 +248,18 @@ template <class Agent, class T, int D, class F, class MakeParams>
 void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, F const& f, grid_options const& opt,
               std::size_t dynamic_smem, MakeParams&& make_params, cudaStream_t stream)
 {
-  using consumer = grid_statistic<Agent, F>;
+  using visitor = statistic_visitor<Agent, F>;
   grid_traversal<T, D> const tr(index, cross_queries, opt, stream);
-  device_buffer next_batch(sizeof(unsigned long long), stream);
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(next_batch.data(), 0, sizeof(unsigned long long), stream));
+  device_buffer state(sizeof(work_state), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(work_state), stream));
   with_threads_per_query(opt.threads_per_query, [&](auto k) {
     constexpr int K  = decltype(k)::value;
-    int const blocks = grid_blocks<K, consumer, T, D>(dynamic_smem);
+    int const blocks = grid_blocks<K, visitor, T, D>(dynamic_smem);
     auto const agent = make_params(blocks);
     if (!tr.empty()) {
-      tr.template launch<K, consumer>({agent, f, next_batch.as<unsigned long long>()}, dynamic_smem, blocks, stream);
+      // Batches from a counter (uneven work); a statistic never fails, so none is handed back.
+      dynamic_units::params const units{{nullptr, 0, 0, tr.template batches<K>()}, state.as<work_state>(), nullptr};
+      tr.template launch<K, visitor>({agent, f}, units, dynamic_smem, blocks, stream);
     }
   });
   tr.report(stream);

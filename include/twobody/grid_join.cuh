@@ -82,28 +82,25 @@ join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cros
   with_threads_per_query(gopt.threads_per_query, [&](auto k) {
     constexpr int K   = decltype(k)::value;
     constexpr int QPB = grid_block_threads / K;
-    using consumer    = grid_join_consumer<Emitter, thread_page_agent<Record, PS>>;
-    using counter     = grid_join_consumer<Emitter, record_counter<Record>>;
-    unsigned long long const batches = (static_cast<unsigned long long>(tr.queries.size) + QPB - 1) / QPB;
-    int const grid = grid_blocks<K, consumer, T, D>(0);
+    using visitor     = join_visitor<thread_page_agent<Record, PS>, Emitter>;
+    using counter     = join_visitor<record_counter<Record>, Emitter>;
+    unsigned long long const batches = tr.template batches<K>();
+    int const grid = grid_blocks<K, visitor, T, D>(0);
 
     // The estimate: the records of 1024 batches spread over the queries, counted exactly.
     auto estimate_high = [&](std::uint64_t& estimate) {
       std::vector<unsigned long long> const picks = sampled_batches(batches, 1024);
       device_buffer list(picks.size() * sizeof(unsigned long long), stream);
-      device_buffer state(sizeof(join_state), stream);
+      device_buffer state(sizeof(work_state), stream);
       device_buffer hits(sizeof(unsigned long long), stream);
       TWOBODY_CUDA_TRY(cudaMemcpyAsync(list.data(), picks.data(), picks.size() * sizeof(unsigned long long),
                                        cudaMemcpyHostToDevice, stream));
-      TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
+      TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(work_state), stream));
       TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
-      typename counter::params const p{{state.as<join_state>(), nullptr, hits.as<unsigned long long>()},
-                                       {list.as<unsigned long long const>(), picks.size(), 0, 0},
-                                       e,
-                                       index.permutation(),
-                                       tr.self};
+      dynamic_units::params const units{
+        {list.as<unsigned long long const>(), picks.size(), 0, 0}, state.as<work_state>(), nullptr};
       int const blocks = std::min<int>(grid_blocks<K, counter, T, D>(0), static_cast<int>(picks.size()));
-      tr.template launch<K, counter>(p, 0, blocks, stream, false);
+      tr.template launch<K, counter>({{hits.as<unsigned long long>()}, e}, units, 0, blocks, stream, false);
       unsigned long long h = 0;
       TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
       TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -114,8 +111,8 @@ join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cros
     st = run_rounds<Record, PS>(
       sink, jopt, batches, grid, grid_block_threads, "a batch of " + std::to_string(QPB) + " query points",
       estimate_high,
-      [&](join_work const& work, page_pool<Record> const& pool, int blocks) {
-        tr.template launch<K, consumer>({pool, work, e, index.permutation(), tr.self}, 0, blocks, stream);
+      [&](page_pool<Record> const& pool, dynamic_units::params const& units, int blocks) {
+        tr.template launch<K, visitor>({pool, e}, units, 0, blocks, stream);
       },
       stream);
   });

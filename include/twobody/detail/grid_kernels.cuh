@@ -1,7 +1,8 @@
 #pragma once
 
 #include <twobody/detail/grid_geometry.cuh>
-#include <twobody/detail/join_kernels.cuh>
+#include <twobody/detail/engine.cuh>
+#include <twobody/detail/visitors.cuh>
 #include <twobody/detail/stored_point.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
@@ -171,165 +172,104 @@ __global__ void grid_query_order_kernel(grid_view<T, D> g, cuda::std::uint32_t c
 // ---------------------------------------------------------------------------------------------
 // Traversal
 
-/// What the grid kernel does with its pairs: count or bin them through a statistic agent
-/// (reduction, histogram), with batches from a plain atomic counter.
-template <class Agent, class F>
-struct grid_statistic {
-  struct params {
-    typename Agent::params agent;
-    F f;
-    unsigned long long* next_batch;
-  };
-  using temp_storage = typename Agent::temp_storage;
-  Agent out;
-  F f;
-  unsigned long long* next_batch;
-
-  __device__ grid_statistic(params const& p, temp_storage& storage, unsigned char* smem)
-    : out(p.agent, storage, smem), f(p.f), next_batch(p.next_batch)
-  {
-  }
-  __device__ unsigned long long take_batch(unsigned long long batches)
-  {
-    unsigned long long const b = atomicAdd(next_batch, 1ull);
-    return b < batches ? b : ~0ull;
-  }
-  __device__ void begin_batch() {}
-  /// The pair (queries[k], sorted[j]); `keep` false: evaluated but not counted (full-stencil baseline).
-  template <class P>
-  __device__ void visit(P const& a, P const& b, size_type, size_type, bool keep)
-  {
-    auto const v = f(a, b);
-    if (keep) { out.accumulate(v); }
-  }
-  /// `bound`: the most increments this batch made to any one counter. Never stops the block.
-  __device__ bool end_batch(unsigned long long bound, unsigned long long) { out.end_tile(bound); return false; }
-  __device__ void finish() { out.finish(); }
-};
-
-/// What the grid kernel does with its pairs in a join: each pair goes through the emitter with
-/// its input indices (self mode: i < j, the points in that order) and passing records go to a
-/// per-thread page agent (the traversal diverges, so warp-wide page agents cannot serve it).
-/// Work units are batches handed out from join_state (the round driver's `join_work`); when a
-/// thread runs out of pages the block rolls its batch back and lists it, as join_kernel does.
-template <class Emitter, class Agent>
-struct grid_join_consumer {
-  using Record = typename Emitter::record_type;
-  struct params {
-    typename Agent::params agent;  ///< has state (join_state*) and failed_units
-    join_work work;
-    Emitter e;
-    cuda::std::uint32_t const* perm;
-    bool self;
-  };
-  struct temp_storage {};
-  Agent out;
-  params p;
-
-  __device__ grid_join_consumer(params const& p_, temp_storage&, unsigned char*) : out(p_.agent), p(p_) {}
-  __device__ unsigned long long take_batch(unsigned long long)
-  {
-    if (atomicAdd(&p.agent.state->stop, 0u) != 0u) { return ~0ull; }
-    unsigned long long const t = atomicAdd(&p.agent.state->next_work, 1ull);
-    return t < p.work.count() ? p.work.unit(t) : ~0ull;
-  }
-  __device__ void begin_batch() { out.begin_unit(); }
-  template <class P>
-  __device__ void visit(P const& a, P const& b, size_type k, size_type j, bool keep)
-  {
-    if (!keep) { return; }
-    size_type const i  = p.self ? static_cast<size_type>(__ldg(p.perm + k)) : k;
-    size_type const jj = static_cast<size_type>(__ldg(p.perm + j));
-    Record rec;
-    bool const pass = p.self && jj < i ? p.e(b, a, jj, i, rec) : p.e(a, b, i, jj, rec);
-    if (pass) { out.push(rec); }
-  }
-  __device__ bool end_batch(unsigned long long, unsigned long long batch)
-  {
-    if (__syncthreads_or(out.failed() ? 1 : 0) == 0) { return false; }
-    out.rollback();
-    if (threadIdx.x == 0) {
-      unsigned const slot             = atomicAdd(&p.agent.state->failed, 1u);
-      p.agent.failed_units[slot]      = batch;
-      atomicExch(&p.agent.state->stop, 1u);
-    }
-    return true;
-  }
-  __device__ void finish() { out.finish(); }
-};
-
-/// Counts the records a join would emit (the grid join's size estimate over sampled batches).
-template <class Record>
-struct record_counter {
-  struct params {
-    join_state* state;
-    unsigned long long* failed_units;
-    unsigned long long* hits;
-  };
-  params p;
-  unsigned long long n = 0;
-  __device__ explicit record_counter(params const& p_) : p(p_) {}
-  __device__ void begin_unit() {}
-  __device__ void push(Record const&) { ++n; }
-  __device__ bool failed() const { return false; }
-  __device__ void rollback() {}
-  __device__ void finish()
-  {
-    if (n != 0) { atomicAdd(p.hits, n); }
-  }
-};
-
-/// Pair kernel over a grid. Blocks draw batches of B / K queries (from the consumer: a
-/// counter, or a join round's work); each query is served by a group of K threads that walk
+/// Engine traversal (engine.cuh) over a grid index. Units are batches of B / K queries (a
+/// counter, or a join round's units); each query is served by a group of K threads that walk
 /// the points of each adjacent non-empty cell together, in the order `queries` gives (by
 /// decreasing work, so the big ones start first). Self mode (queries = the indexed points, by
 /// sorted position) with the half-stencil visits the neighbour cells with a larger id and, in
 /// the own cell, the points after the query: each unordered pair once. Without it every
 /// neighbour is evaluated and only pairs with j > k are kept (the baseline for counting
 /// distance calls). Cross mode visits every adjacent cell of each query of A. Pairs farther
-/// apart than the cell side are never visited.
-template <int B, int K, class Consumer, class T, int D>
-__global__ void __launch_bounds__(B)
-  grid_pair_kernel(grid_view<T, D> g, points<T, D> queries_pts, bool self, bool half,
-                   cuda::std::uint32_t const* queries, size_type n_queries, cuda::std::uint32_t const* nbr_offsets,
-                   cuda::std::uint32_t const* nbr_list, typename Consumer::params const params,
-                   unsigned long long* distance_calls)
-{
-  constexpr int QPB = B / K;
-  using stored      = stored_point<T, D, false>;
-  constexpr int tile_points = 2 * B;
-  __shared__ stored tile[tile_points];
-  __shared__ long long shared_cell;
-  __shared__ typename Consumer::temp_storage agent_storage;
-  using reduce = cub::BlockReduce<unsigned long long, B>;
-  __shared__ typename reduce::TempStorage reduce_storage;
-  __shared__ unsigned long long shared_word;
-  extern __shared__ __align__(16) unsigned char dynamic_smem[];
-  Consumer out(params, agent_storage, dynamic_smem);
-  auto const group = cooperative_groups::tiled_partition<K>(cooperative_groups::this_thread_block());
-  int const rank   = static_cast<int>(group.thread_rank());
-  unsigned long long const batches = (static_cast<unsigned long long>(n_queries) + QPB - 1) / QPB;
+/// apart than the cell side are never visited. Pairs go to the visitor one at a time
+/// (visit(), the lanes diverge); visitors that use indices get input indices, in self mode
+/// in the order i < j.
+template <int B, int K, class T, int D>
+struct grid_batch_traversal {
+  static constexpr int block_threads     = B;
+  static constexpr int min_blocks_per_sm = 0;  // the compiler's register budget (64 on sm_90), measured best
+  static constexpr int QPB               = B / K;
+  static constexpr int tile_points       = 2 * B;
+  using stored                           = stored_point<T, D, false>;
+  using reduce                           = cub::BlockReduce<unsigned long long, B>;
 
-  unsigned long long calls_total = 0;
-  for (;;) {
-    if (threadIdx.x == 0) { shared_word = out.take_batch(batches); }
-    __syncthreads();
-    unsigned long long const batch = shared_word;
-    __syncthreads();
-    if (batch == ~0ull) { break; }
-    out.begin_batch();
+  struct params {
+    grid_view<T, D> g;
+    points<T, D> queries_pts;
+    bool self;
+    bool half;
+    cuda::std::uint32_t const* queries;  ///< query order (null: in order)
+    size_type n_queries;
+    cuda::std::uint32_t const* nbr_offsets;
+    cuda::std::uint32_t const* nbr_list;
+    unsigned long long* distance_calls;  ///< null: not counted
+  };
+  struct temp_storage {
+    stored tile[tile_points];
+    typename reduce::TempStorage reduce_storage;
+    long long cell;
+    unsigned long long word;
+  };
+
+  params const& p;
+  temp_storage& shared;
+
+  __device__ grid_batch_traversal(params const& p_, temp_storage& s) : p(p_), shared(s) {}
+
+  /// The pair (query at sorted position or query index k, indexed point at sorted position j).
+  template <class Visitor, class P>
+  __device__ __forceinline__ void pair(Visitor& out, P const& a, P const& b, size_type k, size_type j, bool keep)
+  {
+    if constexpr (Visitor::uses_indices) {
+      if (!keep) { return; }
+      size_type const i  = p.self ? static_cast<size_type>(__ldg(p.g.perm + k)) : k;
+      size_type const jj = static_cast<size_type>(__ldg(p.g.perm + j));
+      if (p.self && jj < i) {
+        out.visit(0, b, a, jj, i, unweighted{}, true);
+      } else {
+        out.visit(0, a, b, i, jj, unweighted{}, true);
+      }
+    } else {
+      out.visit(0, a, b, k, j, unweighted{}, keep);
+    }
+  }
+
+  template <class Source, class Visitor>
+  __device__ void run(Source& units, Visitor& out)
+  {
+    unsigned long long calls_total = 0;
+    for (unsigned long long batch = 0; units.next(batch);) {
+      out.begin_unit();
+      unsigned long long calls = 0;
+      unsigned long long const bound = visit(batch, out, calls);
+      calls_total += calls;
+      if (!end_unit(out, units, batch, bound)) { break; }
+    }
+    if (p.distance_calls != nullptr) {
+      __syncthreads();
+      unsigned long long const total = reduce(shared.reduce_storage).Sum(calls_total);
+      if (threadIdx.x == 0) { atomicAdd(p.distance_calls, total); }
+    }
+  }
+
+  /// The pairs of one batch; returns a block-uniform bound on the increments it made to any one
+  /// counter, and adds this thread's distance calls to `calls`.
+  template <class Visitor>
+  __device__ unsigned long long visit(unsigned long long batch, Visitor& out, unsigned long long& calls)
+  {
+    grid_view<T, D> const& g = p.g;
+    auto const group = cooperative_groups::tiled_partition<K>(cooperative_groups::this_thread_block());
+    int const rank   = static_cast<int>(group.thread_rank());
     size_type const qi = static_cast<size_type>(batch * QPB) + threadIdx.x / K;
-    bool const valid   = qi < n_queries;
-    unsigned long long calls = 0;
+    bool const valid   = qi < p.n_queries;
     bool staged        = false;
-    if (self) {
+    if (p.self) {
       // A batch whose queries all lie in one cell (dense cells: most batches) visits the same
       // cells for every query: stage them through shared memory for the whole block.
-      size_type const k  = valid ? (queries != nullptr ? static_cast<size_type>(queries[qi]) : qi) : 0;
+      size_type const k  = valid ? (p.queries != nullptr ? static_cast<size_type>(p.queries[qi]) : qi) : 0;
       long long const my = valid ? g.cell_of_position(k) : -1;
-      if (threadIdx.x == 0) { shared_cell = my; }
+      if (threadIdx.x == 0) { shared.cell = my; }
       __syncthreads();
-      long long const c = shared_cell;
+      long long const c = shared.cell;
       staged            = __syncthreads_and(!valid || my == c) != 0;
       if (staged) {
         // Register blocking: each thread takes SR of the batch's queries (one shared load feeds
@@ -346,52 +286,52 @@ __global__ void __launch_bounds__(B)
 #pragma unroll
         for (int r = 0; r < SR; ++r) {
           size_type const q = static_cast<size_type>(batch * QPB) + grp * SR + r;
-          ks[r] = q < n_queries ? (queries != nullptr ? static_cast<size_type>(queries[q]) : q) : -1;
+          ks[r] = q < p.n_queries ? (p.queries != nullptr ? static_cast<size_type>(p.queries[q]) : q) : -1;
           a[r]  = ks[r] >= 0 ? g.sorted.load_readonly(ks[r]) : point<T, D>{};
         }
         auto run = [&](size_type begin, size_type end, bool own) {  // block-uniform
           for (size_type start = begin; start < end; start += tile_points) {
             int const count = static_cast<int>(end - start < tile_points ? end - start : tile_points);
             __syncthreads();
-            for (int t = threadIdx.x; t < count; t += B) { tile[t] = stored::make(g.sorted.load_readonly(start + t), T(1)); }
+            for (int t = threadIdx.x; t < count; t += B) { shared.tile[t] = stored::make(g.sorted.load_readonly(start + t), T(1)); }
             __syncthreads();
             for (int jj = first; jj < count; jj += stride) {
-              auto const b      = tile[jj].coords();
+              auto const b      = shared.tile[jj].coords();
               size_type const j = start + jj;
 #pragma unroll
               for (int r = 0; r < SR; ++r) {
-                if (ks[r] < 0 || j == ks[r] || (half && own && j < ks[r])) { continue; }
+                if (ks[r] < 0 || j == ks[r] || (p.half && own && j < ks[r])) { continue; }
                 ++calls;
-                out.visit(a[r], b, ks[r], j, half || j > ks[r]);
+                pair(out, a[r], b, ks[r], j, p.half || j > ks[r]);
               }
             }
           }
         };
         run(__ldg(g.cell_begin + c), __ldg(g.cell_begin + c + 1), true);
-        for (cuda::std::uint32_t e = __ldg(nbr_offsets + c); e < __ldg(nbr_offsets + c + 1); ++e) {
-          cuda::std::uint32_t const n = __ldg(nbr_list + e);
+        for (cuda::std::uint32_t e = __ldg(p.nbr_offsets + c); e < __ldg(p.nbr_offsets + c + 1); ++e) {
+          cuda::std::uint32_t const n = __ldg(p.nbr_list + e);
           run(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1), false);
         }
       }
     }
     if (valid && !staged) {
-      size_type const k   = queries != nullptr ? static_cast<size_type>(queries[qi]) : qi;
-      point<T, D> const a = queries_pts.load_readonly(k);
+      size_type const k   = p.queries != nullptr ? static_cast<size_type>(p.queries[qi]) : qi;
+      point<T, D> const a = p.queries_pts.load_readonly(k);
       // The points of cell range [begin, end) against query a (self: never a with itself;
       // the full stencil keeps only j > k, so each pair counts once).
-      auto visit = [&](size_type begin, size_type end) {
+      auto visit_cells = [&](size_type begin, size_type end) {
         for (size_type j = begin + rank; j < end; j += K) {
-          if (self && j == k) { continue; }
+          if (p.self && j == k) { continue; }
           ++calls;
-          out.visit(a, g.sorted.load_readonly(j), k, j, !self || half || j > k);
+          pair(out, a, g.sorted.load_readonly(j), k, j, !p.self || p.half || j > k);
         }
       };
-      if (self) {  // the own cell, then the listed neighbours
+      if (p.self) {  // the own cell, then the listed neighbours
         long long const lo = g.cell_of_position(k);
-        visit(half ? k + 1 : static_cast<size_type>(__ldg(g.cell_begin + lo)), __ldg(g.cell_begin + lo + 1));
-        for (cuda::std::uint32_t e = __ldg(nbr_offsets + lo); e < __ldg(nbr_offsets + lo + 1); ++e) {
-          cuda::std::uint32_t const n = __ldg(nbr_list + e);
-          visit(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1));
+        visit_cells(p.half ? k + 1 : static_cast<size_type>(__ldg(g.cell_begin + lo)), __ldg(g.cell_begin + lo + 1));
+        for (cuda::std::uint32_t e = __ldg(p.nbr_offsets + lo); e < __ldg(p.nbr_offsets + lo + 1); ++e) {
+          cuda::std::uint32_t const n = __ldg(p.nbr_list + e);
+          visit_cells(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1));
         }
       } else {  // queries of another set: every stencil cell of the query's position
         long long c[D];
@@ -400,25 +340,38 @@ __global__ void __launch_bounds__(B)
           unsigned long long id = 0;
           if (!g.geo.neighbour(c, o, id)) { continue; }
           long long const n = g.find(id);
-          if (n >= 0) { visit(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1)); }
+          if (n >= 0) { visit_cells(__ldg(g.cell_begin + n), __ldg(g.cell_begin + n + 1)); }
         }
       }
     }
     // Block-uniform bound on the increments this batch made to any one counter.
-    unsigned long long const block_calls = reduce(reduce_storage).Sum(calls);
-    if (threadIdx.x == 0) { shared_word = block_calls; }
+    unsigned long long const block_calls = reduce(shared.reduce_storage).Sum(calls);
+    if (threadIdx.x == 0) { shared.word = block_calls; }
     __syncthreads();
-    unsigned long long const bound = shared_word;
+    unsigned long long const bound = shared.word;
     __syncthreads();
-    calls_total += calls;
-    if (out.end_batch(bound, batch)) { break; }
+    return bound;
   }
-  out.finish();
-  if (distance_calls != nullptr) {
-    __syncthreads();
-    unsigned long long const total = reduce(reduce_storage).Sum(calls_total);
-    if (threadIdx.x == 0) { atomicAdd(distance_calls, total); }
+};
+
+/// Counts the records a join would emit (the grid join's size estimate over sampled batches).
+template <class Record>
+struct record_counter {
+  static constexpr bool can_fail = false;
+  struct params {
+    unsigned long long* hits;
+  };
+  params p;
+  unsigned long long n = 0;
+  __device__ explicit record_counter(params const& p_) : p(p_) {}
+  __device__ void begin_unit() {}
+  __device__ void push(Record const&) { ++n; }
+  __device__ bool failed() const { return false; }
+  __device__ void rollback() {}
+  __device__ void finish()
+  {
+    if (n != 0) { atomicAdd(p.hits, n); }
   }
-}
+};
 
 }  // namespace twobody::detail

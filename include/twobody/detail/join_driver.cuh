@@ -4,6 +4,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/detail/visitors.cuh>
 #include <twobody/detail/pinned_array.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/model/device_info.cuh>
@@ -171,13 +172,6 @@ struct stream_guard {
 // ---------------------------------------------------------------------------------------------
 // Launch helpers
 
-template <class Points>
-kernel_inputs<Points> inputs_of(pair_set<Points> const& pairs)
-{
-  Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  return {pairs.mode, pairs.a, b, vector_aligned(pairs.a) && vector_aligned(b)};
-}
-
 /// Sampled upper estimate of the number of records (one small kernel and a 8-byte copy).
 template <class Points, class Emitter>
 double sample_estimate(pair_set<Points> const& pairs, Emitter const& e, std::uint64_t samples, cudaStream_t stream,
@@ -241,8 +235,8 @@ struct pool_storage {
 };
 
 /// The rounds of a one-pass join over `units` work units: sizes the page pool (from
-/// estimate_high(), the caller's pool_records, the budget), calls launch(work, pool, blocks)
-/// for each round, drains the filled pages into `sink`, and redoes the rolled-back units and
+/// estimate_high(), the caller's pool_records, the budget), calls launch(pool, units, blocks)
+/// (page_pool, dynamic_units::params) for each round, drains the filled pages into `sink`, and redoes the rolled-back units and
 /// the ones never handed out until all are done. `owners_per_block`: page owners (threads or
 /// warps) per block; `unit` names a work unit in errors.
 template <class Record, int PS, class Sink, class Estimate, class Launch>
@@ -308,13 +302,14 @@ join_stats run_rounds(Sink& sink, join_options const& opt, unsigned long long un
       TWOBODY_CUDA_TRY(cudaMemcpyAsync(redo_dev.data(), redo.data(), redo.size() * sizeof(unsigned long long),
                                        cudaMemcpyHostToDevice, stream));
     }
-    join_work const work{redo_dev.as<unsigned long long const>(), redo.size(), range_begin, range_end};
+    unit_list const work{redo_dev.as<unsigned long long const>(), redo.size(), range_begin, range_end};
     page_pool<Record> const params{pool.records.template as<Record>(), pool.page_count.template as<cuda::std::uint32_t>(),
                                    pool.page_prev.template as<cuda::std::uint32_t>(), pool.pages,
-                                   state.as<join_state>(), failed.as<unsigned long long>()};
+                                   state.as<join_state>()};
+    dynamic_units::params const handing{work, &state.as<join_state>()->work, failed.as<unsigned long long>()};
     TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
     TWOBODY_CUDA_TRY(cudaMemsetAsync(pool.page_count.data(), 0, pool.pages * sizeof(cuda::std::uint32_t), stream));
-    launch(work, params, static_cast<int>(std::min<unsigned long long>(blocks, work.count())));
+    launch(params, handing, static_cast<int>(std::min<unsigned long long>(blocks, work.count())));
     pool.scan(stream);
     sink.deliver();  // the previous round's records, while this one computes
 
@@ -336,18 +331,19 @@ join_stats run_rounds(Sink& sink, join_options const& opt, unsigned long long un
       sink.commit(rb.results, stream);
       st.results += rb.results;
     }
-    unsigned long long const handed = std::min<unsigned long long>(rb.s.next_work, work.count());
-    if (rb.s.failed == 0 && handed == work.count()) { break; }
+    work_state const& ws            = rb.s.work;
+    unsigned long long const handed = std::min<unsigned long long>(ws.next_unit, work.count());
+    if (ws.failed == 0 && handed == work.count()) { break; }
 
-    std::vector<unsigned long long> failed_units(rb.s.failed);
-    if (rb.s.failed != 0) {
-      TWOBODY_CUDA_TRY(cudaMemcpyAsync(failed_units.data(), failed.data(), rb.s.failed * sizeof(unsigned long long),
+    std::vector<unsigned long long> failed_units(ws.failed);
+    if (ws.failed != 0) {
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(failed_units.data(), failed.data(), ws.failed * sizeof(unsigned long long),
                                        cudaMemcpyDeviceToHost, stream));
       TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
     }
-    st.units_rolled_back += rb.s.failed;
+    st.units_rolled_back += ws.failed;
     remaining_work next = next_round(redo, range_begin, range_end, handed, failed_units);
-    unsigned long long const done = handed - rb.s.failed;
+    unsigned long long const done = handed - ws.failed;
     unsigned long long pages      = pool.pages;
     if (done == 0 && blocks > 1) {
       blocks = std::max(1, blocks / 4);  // not one unit finished: fewer blocks share the pool
@@ -391,7 +387,8 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   constexpr int B  = Input::block_threads;
   constexpr int TS = B * Input::points_per_thread;
   using agent      = typename dob_agent_of<Output, Record>::type;
-  auto const kernel = join_kernel<Input, agent, Points, Emitter, Record>;
+  using visitor    = join_visitor<agent, Emitter>;
+  auto const kernel = pair_engine_kernel<tile_traversal<Input, Points>, visitor, dynamic_units>;
 
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
   if (pairs.count() == 0) { return {}; }
@@ -402,8 +399,8 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
     sink, opt, units, grid, Output::owner == output::page_owner::warp ? B / 32 : B,
     "a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) + " points",
     [&](std::uint64_t& estimate) { return sample_estimate(pairs, e, opt.sample_pairs, stream, estimate); },
-    [&](join_work const& work, page_pool<Record> const& pool, int blocks) {
-      kernel<<<blocks, B, 0, stream>>>(in, e, pool, sched, work);
+    [&](page_pool<Record> const& pool, dynamic_units::params const& handing, int blocks) {
+      kernel<<<blocks, B, 0, stream>>>({in, sched}, {pool, e}, handing);
       TWOBODY_CHECK_LAUNCH();
     },
     stream);
@@ -418,8 +415,9 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
 {
   using Record    = typename Emitter::record_type;
   constexpr int B = Input::block_threads;
-  auto const count_kernel = join_kernel<Input, count_agent<Record>, Points, Emitter, Record>;
-  auto const write_kernel = join_kernel<Input, write_agent<Record>, Points, Emitter, Record>;
+  using traversal         = tile_traversal<Input, Points>;
+  auto const count_kernel = pair_engine_kernel<traversal, join_visitor<count_agent<Record>, Emitter>, static_units>;
+  auto const write_kernel = pair_engine_kernel<traversal, join_visitor<write_agent<Record>, Emitter>, static_units>;
 
   join_stats st;
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, B * Input::points_per_thread);
@@ -428,7 +426,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   // Both passes must give each thread the same pairs: one grid for both.
   int const grid = std::min(persistent_grid(count_kernel, B, 0, units), persistent_grid(write_kernel, B, 0, units));
   std::size_t const threads = static_cast<std::size_t>(grid) * B;
-  join_work const work{nullptr, 0, 0, units};
+  static_units::params const work{units};
   kernel_inputs<Points> const in = inputs_of(pairs);
 
   device_buffer counts(threads * sizeof(unsigned long long), stream);
@@ -439,7 +437,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   device_buffer scan_temp(scan_bytes, stream);
   stream_guard guard{stream};
 
-  count_kernel<<<grid, B, 0, stream>>>(in, e, {counts.as<unsigned long long>()}, sched, work);
+  count_kernel<<<grid, B, 0, stream>>>({in, sched}, {{counts.as<unsigned long long>()}, e}, work);
   TWOBODY_CHECK_LAUNCH();
   TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.data(), scan_bytes, counts.as<unsigned long long>(),
                                                  offsets.as<unsigned long long>(), static_cast<long long>(threads), stream));
@@ -461,7 +459,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                         .c_str());
     }
     Record* dst = sink.reserve(total, stream);
-    write_kernel<<<grid, B, 0, stream>>>(in, e, {offsets.as<unsigned long long const>(), dst}, sched, work);
+    write_kernel<<<grid, B, 0, stream>>>({in, sched}, {{offsets.as<unsigned long long const>(), dst}, e}, work);
     TWOBODY_CHECK_LAUNCH();
     sink.commit(total, stream);
   }

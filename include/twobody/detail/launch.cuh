@@ -1,8 +1,10 @@
 #pragma once
 
 #include <twobody/detail/error.cuh>
-#include <twobody/detail/pair_kernels.cuh>
+#include <twobody/detail/engine.cuh>
 #include <twobody/detail/tile_schedule.cuh>
+#include <twobody/detail/tile_traversal.cuh>
+#include <twobody/detail/visitors.cuh>
 #include <twobody/detail/validate.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
@@ -56,20 +58,23 @@ int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, 
   return static_cast<int>(grid < cap ? grid : cap);
 }
 
-/// The kernel (tiled or naive) for an input policy and output agent.
+template <class Points>
+kernel_inputs<Points> inputs_of(pair_set<Points> const& pairs)
+{
+  Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  return {pairs.mode, pairs.a, b, vector_aligned(pairs.a) && vector_aligned(b)};
+}
+
+/// The engine kernel of a statistic: an input policy's traversal (tile pairs, or the naive
+/// baseline), a statistic agent behind f, and the static split of the units.
 template <class Input, class Agent, class Points, class F>
 struct pair_kernel {
-  using params = typename Agent::params;
-  using kernel_t = void (*)(kernel_inputs<Points>, F, params, cuda::std::conditional_t<Input::tiled, tile_schedule, int>);
+  using params    = typename Agent::params;
+  using traversal = cuda::std::conditional_t<Input::tiled, tile_traversal<Input, Points>, naive_traversal<Input, Points>>;
+  using visitor   = statistic_visitor<Agent, F>;
+  using kernel_t  = void (*)(typename traversal::params, typename visitor::params, static_units::params);
 
-  static kernel_t get()
-  {
-    if constexpr (Input::tiled) {
-      return tiled_pair_kernel<Input, Agent, Points, F>;
-    } else {
-      return naive_pair_kernel<Input, Agent, Points, F>;
-    }
-  }
+  static kernel_t get() { return pair_engine_kernel<traversal, visitor, static_units>; }
 
   /// The kernel's attributes on the current device, read once per device (cudaFuncGetAttributes
   /// and cudaFuncSetAttribute cost microseconds a call: too much for small problems).
@@ -112,6 +117,11 @@ struct pair_kernel {
 
   static constexpr int naive_chunk = 4096;
 
+  static size_type naive_chunks(pair_set<Points> const& pairs)
+  {
+    return (inputs_of(pairs).b.size + naive_chunk - 1) / naive_chunk;
+  }
+
   static tile_schedule schedule(pair_set<Points> const& pairs)
   {
     return tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size,
@@ -146,15 +156,17 @@ struct pair_kernel {
                      cudaStream_t stream)
   {
     if (lp.grid == 0) { return; }
-    kernel_inputs<Points> in{pairs.mode, pairs.a, pairs.mode == pair_mode::cross ? pairs.b : pairs.a,
-                             vector_aligned(pairs.a) && vector_aligned(pairs.b)};
+    kernel_inputs<Points> const in = inputs_of(pairs);
+    typename traversal::params walk{};
+    unsigned long long units = 0;
     if constexpr (Input::tiled) {
-      tiled_pair_kernel<Input, Agent, Points, F>
-        <<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(in, f, p, schedule(pairs));
-    } else {
-      naive_pair_kernel<Input, Agent, Points, F>
-        <<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(in, f, p, naive_chunk);
+      walk  = {in, schedule(pairs)};
+      units = static_cast<unsigned long long>(walk.sched.total);
+    } else {  // one block per block of A, each with its chunks
+      walk  = {in, naive_chunk, naive_chunks(pairs)};
+      units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
     }
+    get()<<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(walk, {p, f}, {units});
     TWOBODY_CHECK_LAUNCH();
   }
 };

@@ -15,6 +15,7 @@
 /// is evaluated twice.
 #pragma once
 
+#include <twobody/detail/engine.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/cstdint>
@@ -54,9 +55,7 @@ inline constexpr cuda::std::uint32_t no_page = 0xffffffffu;
 /// Device-side bookkeeping of one round of a one-pass join (zeroed before each round).
 struct join_state {
   unsigned long long next_page;  ///< the global page pointer (GP of Algorithm 5); may pass the pool size
-  unsigned long long next_work;  ///< work units handed out
-  unsigned int stop;             ///< set when a unit failed: hand out no more work
-  unsigned int failed;           ///< units rolled back (listed in failed_units)
+  work_state work;               ///< the round's units (engine.cuh: dynamic_units)
 };
 
 /// The pool: pages * PageRecords records, a fill count and the owner's previous page per page
@@ -68,7 +67,6 @@ struct page_pool {
   cuda::std::uint32_t* page_prev   = nullptr;  ///< the page its owner filled before it (no_page: none)
   unsigned long long pages         = 0;
   join_state* state                = nullptr;
-  unsigned long long* failed_units = nullptr;  ///< one slot per block
 };
 
 /// Takes the next page of the pool for an owner whose current page is `current` (closing it
@@ -158,7 +156,7 @@ struct page_cursor {
 /// Direct output buffer, one page per thread.
 template <class Record, int PS>
 struct thread_page_agent {
-  static constexpr bool dynamic_work = true;
+  static constexpr bool can_fail     = true;
   using params                       = page_pool<Record>;
   params pool;
   page_cursor<Record, PS> cur;
@@ -184,10 +182,10 @@ struct thread_page_agent {
 
 /// Direct output buffer, one page per warp: the lanes whose pair passes write side by side
 /// (ranked by a ballot), and lane 0 takes a new page when the current one fills. emit_mask()
-/// must be called by all 32 lanes together (the join kernel does).
+/// must be called by all 32 lanes together (join_visitor::step is).
 template <class Record, int PS>
 struct warp_page_agent {
-  static constexpr bool dynamic_work = true;
+  static constexpr bool can_fail     = true;
   using params                       = page_pool<Record>;
   params pool;
   page_cursor<Record, PS> cur;
@@ -232,7 +230,7 @@ struct warp_page_agent {
 /// Two-pass baseline, pass 1: records per thread (static work split, so pass 2 sees the same pairs).
 template <class Record>
 struct count_agent {
-  static constexpr bool dynamic_work = false;
+  static constexpr bool can_fail     = false;
   struct params {
     unsigned long long* counts;  ///< one per thread of the grid
   };
@@ -253,7 +251,7 @@ struct count_agent {
 /// Two-pass baseline, pass 2: each thread writes from its exclusive prefix sum on.
 template <class Record>
 struct write_agent {
-  static constexpr bool dynamic_work = false;
+  static constexpr bool can_fail     = false;
   struct params {
     unsigned long long const* offsets;  ///< exclusive scan of the counts of pass 1
     Record* out;

@@ -40,7 +40,7 @@ struct global_histogram_agent {
   {
     atomicAdd(p.counts + slot_of(p.bins, v), static_cast<Count>(w));
   }
-  __device__ void end_tile(unsigned long long) {}
+  __device__ void end_unit(unsigned long long) {}
   __device__ void finish() {}
 };
 

@@ -55,7 +55,7 @@ struct per_point_sum_agent {
     }
   }
 
-  __device__ void end_tile(unsigned long long) {}
+  __device__ void end_unit(unsigned long long) {}
   __device__ void finish() {}
 };
 

@@ -103,9 +103,9 @@ struct privatized_histogram_agent {
     add(slot_of(p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
   }
 
-  /// Block-uniform: called by every thread after each tile pair with a bound on the
-  /// increments that tile pair may have made to a single counter.
-  __device__ void end_tile(unsigned long long bound)
+  /// Block-uniform: called by every thread after each work unit with a bound on the
+  /// increments that unit may have made to a single counter.
+  __device__ void end_unit(unsigned long long bound)
   {
     pending += bound;
     if (pending > p.flush_limit) {

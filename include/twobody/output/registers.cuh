@@ -25,7 +25,7 @@ namespace detail {
 
 /// Per-thread state of the register reduction. `Inner` is a narrower accumulator used
 /// between tiles for counts (32-bit adds in the hot loop, folded into the 64-bit `T` after
-/// every tile pair, long before 2^32 pairs can reach one thread).
+/// every work unit, long before 2^32 pairs can reach one thread).
 template <class T, class Op, class Inner, int BlockThreads>
 struct reduction_agent {
   static constexpr bool narrow = !cuda::std::is_same_v<T, Inner>;
@@ -65,7 +65,7 @@ struct reduction_agent {
     inner = p.op(inner, static_cast<T>(static_cast<T>(v) * w));
   }
 
-  __device__ void end_tile(unsigned long long)
+  __device__ void end_unit(unsigned long long)
   {
     if constexpr (narrow) {
       outer = p.op(outer, static_cast<T>(inner));
@@ -75,7 +75,7 @@ struct reduction_agent {
 
   __device__ void finish()
   {
-    end_tile(0);
+    end_unit(0);
     T const total = block_reduce(storage).Reduce(narrow ? outer : inner, p.op);
     if (threadIdx.x == 0) { p.partials[blockIdx.x] = total; }
   }

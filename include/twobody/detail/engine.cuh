@@ -1,0 +1,176 @@
+#pragma once
+
+/// The one traversal core: every pair kernel of the library is pair_engine_kernel with
+///  - a *unit source*: which work units a block takes (equal contiguous ranges, or units drawn
+///    from an atomic counter that a failed unit stops);
+///  - a *traversal*: what pairs one unit holds and in what order the threads visit them (tile
+///    pairs of a tile schedule, tile_traversal.cuh; chunks of the naive baseline; query batches
+///    of a grid index, grid_kernels.cuh);
+///  - a *visitor*: what becomes of each pair (a statistic agent's accumulate, or a join's
+///    record), visitors.cuh.
+/// The protocol, the same for all of them: begin_unit, the traversal's pair steps, end_unit with
+/// a block-uniform bound on the increments the unit made to any one counter, and, for outputs
+/// that can run out of space, a block-wide vote after each unit that rolls it back and hands it
+/// back to the source (the host redoes it in the next round). That rollback exists here once.
+///
+/// Traversal concept: block_threads, min_blocks_per_sm, params, temp_storage, a constructor
+/// (params, temp_storage&), and run(units, visitor): for each unit units.next() gives, called
+/// by every thread: visitor.begin_unit(), the unit's pairs, then end_unit(visitor, units, unit,
+/// bound) below (stop when it returns false).
+
+#include <twobody/points.cuh>
+
+namespace twobody::detail {
+
+/// The work units of one launch: first the listed units `redo` (rolled back in the round
+/// before), then the flat range [range_begin, range_end).
+struct unit_list {
+  unsigned long long const* redo = nullptr;
+  unsigned long long redo_count  = 0;
+  unsigned long long range_begin = 0;
+  unsigned long long range_end   = 0;
+
+  __host__ __device__ unsigned long long count() const { return redo_count + (range_end - range_begin); }
+  __device__ unsigned long long unit(unsigned long long w) const
+  {
+    return w < redo_count ? redo[w] : range_begin + (w - redo_count);
+  }
+};
+
+/// Device-side state of a launch with units drawn at run time (zeroed before each launch).
+struct work_state {
+  unsigned long long next_unit;  ///< units handed out (may pass the count)
+  unsigned int stop;             ///< set when a unit failed: hand out no more
+  unsigned int failed;           ///< units rolled back, listed in failed_units
+};
+
+/// Equal contiguous ranges of the units, one per block (a persistent grid balanced to within
+/// one unit); no atomics, and the same units for the same grid (both passes of a two-pass join).
+struct static_units {
+  static constexpr bool can_hand_back = false;
+  static constexpr bool consecutive   = true;  ///< next() gives first(), first() + 1, ...
+  struct params {
+    unsigned long long count;  ///< units 0 .. count - 1
+  };
+  struct temp_storage {};
+
+  unsigned long long w, end;
+
+  __device__ static_units(params const& p, temp_storage&)
+  {
+    unsigned long long const q = p.count / gridDim.x, r = p.count % gridDim.x;
+    w   = q * blockIdx.x + (blockIdx.x < r ? blockIdx.x : r);
+    end = w + q + (blockIdx.x < r ? 1 : 0);
+  }
+  __device__ bool any() const { return w < end; }
+  __device__ unsigned long long first() const { return w; }
+  __device__ bool next(unsigned long long& unit)
+  {
+    if (w >= end) { return false; }
+    unit = w++;
+    return true;
+  }
+  __device__ void hand_back(unsigned long long) {}
+};
+
+/// Units drawn from an atomic counter, one at a time per block (uneven units, and outputs that
+/// can fail: a failed unit is listed and stops the handing out).
+struct dynamic_units {
+  static constexpr bool can_hand_back = true;
+  static constexpr bool consecutive   = false;
+  struct params {
+    unit_list units;
+    work_state* state;
+    unsigned long long* failed_units;  ///< one slot per block (a block stops at its first failure)
+  };
+  struct temp_storage {
+    unsigned long long next;
+  };
+
+  params const& p;
+  temp_storage& shared;
+
+  __device__ dynamic_units(params const& p_, temp_storage& s) : p(p_), shared(s) {}
+
+  /// Block-wide (barriers): thread 0 takes the unit and broadcasts it.
+  __device__ bool next(unsigned long long& unit)
+  {
+    if (threadIdx.x == 0) {
+      unsigned long long u = ~0ull;
+      if (atomicAdd(&p.state->stop, 0u) == 0u) {
+        unsigned long long const taken = atomicAdd(&p.state->next_unit, 1ull);
+        if (taken < p.units.count()) { u = p.units.unit(taken); }
+      }
+      shared.next = u;
+    }
+    __syncthreads();
+    unit = shared.next;
+    __syncthreads();  // thread 0 rewrites it only after every thread has read it
+    return unit != ~0ull;
+  }
+
+  /// Lists a rolled-back unit and stops the handing out (the host redoes it next round).
+  __device__ void hand_back(unsigned long long unit)
+  {
+    if (threadIdx.x == 0) {
+      unsigned const slot    = atomicAdd(&p.state->failed, 1u);
+      p.failed_units[slot]   = unit;
+      atomicExch(&p.state->stop, 1u);
+    }
+  }
+};
+
+/// Blocks per SM an input policy asks the compiler to fit (its min_blocks_per_sm, else 1).
+template <class Policy, class = void>
+inline constexpr int min_blocks_per_sm_v = 1;
+template <class Policy>
+inline constexpr int min_blocks_per_sm_v<Policy, cuda::std::void_t<decltype(Policy::min_blocks_per_sm)>> =
+  Policy::min_blocks_per_sm;
+
+/// The second __launch_bounds__ argument of an engine kernel: the traversal's min_blocks_per_sm
+/// (0: the compiler's own register budget), or 0 for visitors that ask for it. Join visitors
+/// do: bounded to 1 block per SM, ptxas gives their record-building loop up to 120 registers
+/// instead of 64-80, and fewer resident warps made self joins 15-20% slower.
+template <class Traversal, class Visitor>
+inline constexpr int engine_min_blocks_v = Visitor::compiler_register_budget ? 0 : Traversal::min_blocks_per_sm;
+
+/// The end of a unit, the same for every traversal. Outputs that can run out of space vote
+/// (one barrier): if any thread ran out, the whole unit is undone and handed back, and the
+/// block stops (false); the host redoes the unit in the next round, so no record is lost or
+/// doubled. Otherwise the agent gets the unit's bound (block-uniform) and the block goes on.
+template <class Visitor, class Source>
+__device__ __forceinline__ bool end_unit(Visitor& out, Source& units, unsigned long long unit, unsigned long long bound)
+{
+  if constexpr (Visitor::can_fail) {
+    static_assert(Source::can_hand_back, "an output that can run out of space needs units drawn at run time (dynamic_units)");
+    if (__syncthreads_or(out.failed() ? 1 : 0) != 0) {
+      out.rollback();
+      units.hand_back(unit);
+      return false;
+    }
+  }
+  out.end_unit(bound);
+  return true;
+}
+
+/// The engine: units from Source, pairs from Traversal, results through Visitor. The traversal
+/// runs the unit loop (its per-thread state stays in locals of that loop, where the compiler
+/// keeps it in the fewest registers): for each unit, out.begin_unit(), its pairs, end_unit().
+template <class Traversal, class Visitor, class Source>
+__global__ void __launch_bounds__(Traversal::block_threads, (engine_min_blocks_v<Traversal, Visitor>))
+  pair_engine_kernel(typename Traversal::params walk_params, typename Visitor::params out_params,
+                     typename Source::params unit_params)
+{
+  __shared__ typename Traversal::temp_storage walk_storage;
+  __shared__ typename Visitor::temp_storage out_storage;
+  __shared__ typename Source::temp_storage unit_storage;
+  extern __shared__ __align__(16) unsigned char dynamic_smem[];
+
+  Traversal walk(walk_params, walk_storage);
+  Visitor out(out_params, out_storage, dynamic_smem);
+  Source units(unit_params, unit_storage);
+  walk.run(units, out);
+  out.finish();
+}
+
+}  // namespace twobody::detail

@@ -1,0 +1,230 @@
+#pragma once
+
+/// Traversals of the engine (engine.cuh) over two point sets without an index: the tile pairs
+/// of a tile schedule (every input policy that tiles), and the naive one-thread-per-point baseline.
+
+#include <twobody/detail/config.cuh>
+#include <twobody/detail/engine.cuh>
+#include <twobody/detail/tile_schedule.cuh>
+#include <twobody/detail/visitors.cuh>
+#include <twobody/points.cuh>
+
+namespace twobody::detail {
+
+/// Everything a pair kernel needs to know about its inputs; trivially copyable.
+template <class Points>
+struct kernel_inputs {
+  pair_mode mode;
+  Points a;  ///< rows: own points, held in registers
+  Points b;  ///< columns: streamed through the input policy (== a in self and ordered mode)
+  bool vector_aligned;  ///< coordinate arrays 16-byte aligned (vector loads allowed)
+};
+
+/// Units are tile pairs (flat indices of a tile_schedule). An input policy says how column points
+/// reach the threads; thread t of a block holds own points row_start + t + r * B, r < R, in
+/// registers, kept while consecutive units stay on one row tile.
+///
+/// Off-diagonal tile pairs visit every (own, column) pair; diagonal tiles of self mode use the
+/// balanced scheme of Pitaksirianan et al. Sec. 3.4.1: own point p pairs with (p + k) mod TS
+/// for k = 1..TS/2 (the last step only for p < TS/2), so every thread does the same work and
+/// each unordered pair is visited once. In self mode pairs come as (a_i, a_j) with i < j. In
+/// cross and ordered mode the padding of a partial row tile is visited too (keep false):
+/// functors must be free of side effects.
+template <class Input, class Points>
+struct tile_traversal {
+  static constexpr int block_threads     = Input::block_threads;
+  static constexpr int min_blocks_per_sm = min_blocks_per_sm_v<Input>;
+  static constexpr int B                 = Input::block_threads;
+  static constexpr int R                 = Input::points_per_thread;
+  static constexpr int TS                = B * R;
+  using T                                = typename Points::value_type;
+  static constexpr int D                 = Points::dims;
+  static constexpr bool W                = Points::weighted;
+  using source                           = typename Input::template column_source<Points>;
+  using stored                           = typename source::stored;
+
+  struct params {
+    kernel_inputs<Points> in;
+    tile_schedule sched;
+  };
+  using temp_storage = typename source::temp_storage;
+
+  // References to the kernel's parameters (constant memory): copies would hold them in registers.
+  kernel_inputs<Points> const& in;
+  tile_schedule const& sched;
+  source columns;
+
+  __device__ tile_traversal(params const& p, temp_storage& storage)
+    : in(p.in), sched(p.sched), columns(storage, p.in.b, p.in.vector_aligned)
+  {
+  }
+
+  /// The units of `units`, their pairs into `out` (engine.cuh). The state lives in locals of this
+  /// one loop, as the hand-written kernel had it: held in members of the traversal, the same
+  /// loop compiled to 148 registers instead of 120 (SDH, shared_tile<256, 8>, sm_90).
+  template <class Source, class Visitor>
+  __device__ void run(Source& units, Visitor& out)
+  {
+    point<T, D> own[R];
+    T own_w[R];
+    size_type loaded_row = -1;
+    int row_count        = 0;
+    size_type row = 0, col = 0;
+    auto weight = [&](int r, stored const& s) {
+      if constexpr (W) {
+        return own_w[r] * s.weight();
+      } else {
+        return unweighted{};
+      }
+    };
+
+    // A static split's units are consecutive: locate the first, then step through the schedule
+    // (this loop form also compiled to the fewest registers). Units drawn at run time are located.
+    if constexpr (Source::consecutive) {
+      if (units.any()) { sched.locate(static_cast<size_type>(units.first()), row, col); }
+    }
+    for (unsigned long long unit = 0; units.next(unit);) {
+      if constexpr (!Source::consecutive) { sched.locate(static_cast<size_type>(unit), row, col); }
+      out.begin_unit();
+
+      size_type const row_start = row * TS;
+      if (row != loaded_row) {
+        if (loaded_row >= 0) { out.end_row(loaded_row * TS, row_count); }
+        loaded_row = row;
+        row_count  = static_cast<int>(in.a.size - row_start < TS ? in.a.size - row_start : TS);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          // Slots past the end of a partial row tile repeat the tile's first point, so that the
+          // partial tile's pairs are real points whose results are dropped (keep false).
+          int const p = threadIdx.x + r * B;
+          own[r]      = in.a.load_readonly(row_start + (p < row_count ? p : 0));
+          own_w[r]    = p < row_count ? in.a.weight_readonly(row_start + p) : T(0);
+        }
+      }
+      size_type const col_start = col * TS;
+      int const col_count       = static_cast<int>(in.b.size - col_start < TS ? in.b.size - col_start : TS);
+
+      if (sched.is_diagonal(row, col)) {
+        columns.stage(row_start, row_count);
+        if (in.mode == pair_mode::self) {
+          for (int k = 1; k <= TS / 2; ++k) {
+            out.template step<R>([&](int r, auto&& use) {
+              int const p = threadIdx.x + r * B;
+              int const q = diagonal_partner(p, k, TS);
+              if (diagonal_self_pair(p, q, k, TS, row_count)) {
+                // Keep self mode's promise (a_i, a_j) with i < j, so non-symmetric functors see one order.
+                stored const s       = columns.at(q);
+                point<T, D> const sc = s.coords();
+                if (q > p) {
+                  use(own[r], sc, row_start + p, row_start + q, weight(r, s), true);
+                } else {
+                  use(sc, own[r], row_start + q, row_start + p, weight(r, s), true);
+                }
+              }
+            });
+          }
+        } else {  // ordered: every q != p
+          for (int k = 1; k < TS; ++k) {
+            out.template step<R>([&](int r, auto&& use) {
+              int const p = threadIdx.x + r * B;
+              int const q = diagonal_partner(p, k, TS);
+              if (p < row_count && q < row_count) {
+                stored const s = columns.at(q);
+                use(own[r], s.coords(), row_start + p, row_start + q, weight(r, s), true);
+              }
+            });
+          }
+        }
+      } else {
+        // Full row tiles keep every pair; the last, partial row tile (cross and ordered mode, or
+        // A smaller than a tile) evaluates every slot as a full tile does and drops the padding's
+        // results: a branch around each pair made these tile pairs 2-3x slower.
+        int j = 0;
+        if (row_count == TS) {
+          columns.for_each(col_start, col_count, [&](stored const& s) {
+            out.template step<R>([&](int r, auto&& use) {
+              use(own[r], s.coords(), row_start + threadIdx.x + r * B, col_start + j, weight(r, s), true);
+            });
+            ++j;
+          });
+        } else {
+          columns.for_each(col_start, col_count, [&](stored const& s) {
+            out.template step<R>([&](int r, auto&& use) {
+              int const p = threadIdx.x + r * B;
+              use(own[r], s.coords(), row_start + p, col_start + j, weight(r, s), p < row_count);
+            });
+            ++j;
+          });
+        }
+      }
+      unsigned long long const bound = static_cast<unsigned long long>(row_count) * static_cast<unsigned long long>(col_count);
+      if (!end_unit(out, units, unit, bound)) { break; }
+      if constexpr (Source::consecutive) { sched.advance(row, col); }
+    }
+    if (loaded_row >= 0) { out.end_row(loaded_row * TS, row_count); }
+  }
+};
+
+/// Baseline: one thread per point of A, partners read one at a time from global memory, self
+/// mode walks j > i (a divergent triangle). Units are (block of A, chunk of partners), so that
+/// the output agent can flush between chunks; launched with one block per block of A and the
+/// static split, block b takes exactly its own units.
+template <class Input, class Points>
+struct naive_traversal {
+  static constexpr int block_threads     = Input::block_threads;
+  static constexpr int min_blocks_per_sm = 0;  // the compiler's register budget (the baseline as it always ran)
+  static constexpr int B                 = Input::block_threads;
+  using T                                = typename Points::value_type;
+  static constexpr int D                 = Points::dims;
+  static constexpr bool W                = Points::weighted;
+
+  struct params {
+    kernel_inputs<Points> in;
+    size_type chunk;   ///< partners per unit
+    size_type chunks;  ///< units per block of A
+  };
+  struct temp_storage {};
+
+  params const& p;
+
+  __device__ naive_traversal(params const& p_, temp_storage&) : p(p_) {}
+
+  template <class Source, class Visitor>
+  __device__ void run(Source& units, Visitor& out)
+  {
+    static_assert(Source::consecutive, "the naive traversal runs on the static split (a block's own units)");
+    if (!units.any()) { return; }
+    kernel_inputs<Points> const& in = p.in;
+    size_type const block_first     = static_cast<size_type>(units.first() / p.chunks) * B;
+    size_type const i               = block_first + threadIdx.x;
+    size_type const nb              = in.b.size;
+    bool const valid                = i < in.a.size;
+    point<T, D> const own           = valid ? in.a[i] : point<T, D>{};
+    T const own_w                   = valid ? in.a.weight(i) : T(0);
+    size_type j0                    = 0;
+    for (unsigned long long unit = 0; units.next(unit); j0 += p.chunk) {
+      out.begin_unit();
+      size_type const j1 = j0 + p.chunk < nb ? j0 + p.chunk : nb;
+      if (valid) {
+        size_type j = (in.mode == pair_mode::self && j0 <= i) ? i + 1 : j0;
+        for (; j < j1; ++j) {
+          if (in.mode == pair_mode::ordered && j == i) { continue; }
+          if constexpr (W) {
+            out.visit(0, own, in.b[j], i, j, own_w * in.b.weight(j), true);
+          } else {
+            out.visit(0, own, in.b[j], i, j, unweighted{}, true);
+          }
+        }
+      }
+      // Bound: B own points times the chunk's partners (in self mode those past the block's first point).
+      size_type const from = in.mode == pair_mode::self && j0 <= block_first ? block_first + 1 : j0;
+      if (!end_unit(out, units, unit, static_cast<unsigned long long>(B) * static_cast<unsigned long long>(j1 > from ? j1 - from : 0))) {
+        break;
+      }
+    }
+    size_type const rows = in.a.size - block_first;
+    out.end_row(block_first, static_cast<int>(rows < B ? rows : B));
+  }
+};
+
+}  // namespace twobody::detail

@@ -1,0 +1,165 @@
+#pragma once
+
+/// Visitors: what the engine (engine.cuh) does with the pairs a traversal visits.
+///  - statistic_visitor: f(a, b) into a statistic agent (reduction, histogram, per-point sum);
+///  - join_visitor: an emitter e(a, b, i, j, record) -> bool into a record agent (pages of a
+///    direct output buffer, the two passes, a record counter).
+///
+/// A traversal hands pairs over in one of two ways:
+///  - step<R>(pair_of): a block-wide step of R pairs per thread (all 32 lanes of every warp call
+///    it together, so warp-wide agents may vote). pair_of(r, use) calls use(a, b, i, j, w, keep)
+///    for thread slot r's pair if that pair exists; keep false marks padding (evaluated, then
+///    dropped: cheaper than a branch around it);
+///  - visit(r, a, b, i, j, w, keep): one pair, from any lane (divergent traversals).
+/// i and j are input indices (only visitors with uses_indices read them, so other traversals
+/// may skip working them out); w is the pair's weight, or `unweighted`.
+
+#include <twobody/points.cuh>
+
+#include <cuda/std/type_traits>
+
+namespace twobody::detail {
+
+/// The weight of a pair of an unweighted set.
+struct unweighted {};
+
+/// Output agents that keep one accumulator per own point (per-point reductions) declare
+/// `static constexpr bool per_row = true`: they take accumulate_row(r, v) with the own point's
+/// register slot r, and end_row(row_start, row_count) whenever a thread's own points change.
+template <class Agent, class = void>
+struct is_per_row_agent : cuda::std::false_type {};
+template <class Agent>
+struct is_per_row_agent<Agent, cuda::std::void_t<decltype(Agent::per_row)>> : cuda::std::bool_constant<Agent::per_row> {};
+
+/// Output agents whose atomics cost the same kept or not declare `static constexpr bool
+/// masked_accumulate = true` and take accumulate_masked(v[, w], keep): padding pairs then add
+/// zero instead of branching around each update.
+template <class Agent, class = void>
+struct has_masked_accumulate : cuda::std::false_type {};
+template <class Agent>
+struct has_masked_accumulate<Agent, cuda::std::void_t<decltype(Agent::masked_accumulate)>>
+  : cuda::std::bool_constant<Agent::masked_accumulate> {};
+
+/// Pairs through f into a statistic agent (accumulate(v[, w]), end_unit(bound), finish()).
+template <class Agent, class F>
+struct statistic_visitor {
+  static constexpr bool can_fail                 = false;
+  static constexpr bool uses_indices             = false;
+  static constexpr bool compiler_register_budget = false;
+  struct params {
+    typename Agent::params agent;
+    F f;
+  };
+  using temp_storage = typename Agent::temp_storage;
+
+  Agent out;
+  F f;
+
+  __device__ statistic_visitor(params const& p, temp_storage& storage, unsigned char* smem)
+    : out(p.agent, storage, smem), f(p.f)
+  {
+  }
+
+  template <class V, class W>
+  __device__ __forceinline__ void accept(int r, V const& v, W const& w, bool keep)
+  {
+    constexpr bool weighted = !cuda::std::is_same_v<W, unweighted>;
+    if constexpr (is_per_row_agent<Agent>::value) {
+      if (keep) { out.accumulate_row(r, v); }
+    } else if constexpr (has_masked_accumulate<Agent>::value) {
+      if constexpr (weighted) {
+        out.accumulate_masked(v, w, keep);
+      } else {
+        out.accumulate_masked(v, keep);
+      }
+    } else if (keep) {
+      if constexpr (weighted) {
+        out.accumulate(v, w);
+      } else {
+        out.accumulate(v);
+      }
+    }
+  }
+
+  template <int R, class PairOf>
+  __device__ __forceinline__ void step(PairOf&& pair_of)
+  {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      pair_of(r, [&](auto const& a, auto const& b, size_type, size_type, auto const& w, bool keep) {
+        accept(r, f(a, b), w, keep);
+      });
+    }
+  }
+
+  template <class P, class W>
+  __device__ __forceinline__ void visit(int r, P const& a, P const& b, size_type, size_type, W const& w, bool keep)
+  {
+    auto const v = f(a, b);
+    if (keep) { accept(r, v, w, true); }
+  }
+
+  __device__ void begin_unit() {}
+  __device__ void end_unit(unsigned long long bound) { out.end_unit(bound); }
+  __device__ void end_row(size_type row_start, int row_count)
+  {
+    if constexpr (is_per_row_agent<Agent>::value) { out.end_row(row_start, row_count); }
+  }
+  __device__ bool failed() const { return false; }
+  __device__ void rollback() {}
+  __device__ void finish() { out.finish(); }
+};
+
+/// Pairs through an emitter into a record agent. Its hot path only tests pairs: a bit mask per
+/// step says which of a thread's R pairs passed, and the agent's emit_mask(mask, rebuild)
+/// builds those records again (rare), so the page logic stays out of the unrolled loop.
+template <class Agent, class Emitter>
+struct join_visitor {
+  using Record                       = typename Emitter::record_type;
+  static constexpr bool can_fail                 = Agent::can_fail;
+  static constexpr bool uses_indices             = true;
+  static constexpr bool compiler_register_budget = true;  // see engine_min_blocks_v
+  struct params {
+    typename Agent::params agent;
+    Emitter e;
+  };
+  struct temp_storage {};
+
+  Agent out;
+  Emitter const& e;  ///< the kernel parameter itself
+
+  __device__ join_visitor(params const& p, temp_storage&, unsigned char*) : out(p.agent), e(p.e) {}
+
+  template <int R, class PairOf>
+  __device__ __forceinline__ void step(PairOf&& pair_of)
+  {
+    Record rec{};
+    unsigned mask = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      pair_of(r, [&](auto const& a, auto const& b, size_type i, size_type j, auto const&, bool keep) {
+        if (keep && e(a, b, i, j, rec)) { mask |= 1u << r; }
+      });
+    }
+    out.template emit_mask<R>(mask, [&](int r, Record& made) {
+      pair_of(r, [&](auto const& a, auto const& b, size_type i, size_type j, auto const&, bool) { e(a, b, i, j, made); });
+    });
+  }
+
+  template <class P, class W>
+  __device__ __forceinline__ void visit(int, P const& a, P const& b, size_type i, size_type j, W const&, bool keep)
+  {
+    if (!keep) { return; }
+    Record rec;
+    if (e(a, b, i, j, rec)) { out.push(rec); }
+  }
+
+  __device__ void begin_unit() { out.begin_unit(); }
+  __device__ void end_unit(unsigned long long) {}
+  __device__ void end_row(size_type, int) {}
+  __device__ bool failed() const { return out.failed(); }
+  __device__ void rollback() { out.rollback(); }
+  __device__ void finish() { out.finish(); }
+};
+
+}  // namespace twobody::detail
