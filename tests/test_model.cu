@@ -128,6 +128,32 @@ TEST(Privatization, BankLayoutLimitsTheSlots)
   EXPECT_DOUBLE_EQ(model::privatized_latency(257, 32, k), 1.0);
 }
 
+TEST(Privatization, CopiesForAKernelWithoutATimeModel)
+{
+  // The grid kernel's shape on an H100: 256 threads, 64 registers (4 blocks by registers), 8.7 KB static.
+  device_info const dev = device_info::h100_sxm();
+  kernel_resources const k{256, 64, 8704, 0};
+  privatization_constants const c{1.0, 0.2, 9.2};
+  // Few slots: 32 copies fit without costing a block, and no lane waits for another.
+  auto p = model::choose_copies(21, 4, k, dev, c);
+  EXPECT_EQ(p.copies, 32);
+  EXPECT_EQ(p.passes, 1);
+  EXPECT_EQ(p.smem, 21u * 32 * 4);
+  // 4097 slots: 32 or 16 copies do not fit next to 8.7 KB; 8 copies (131 KB) leave one block of
+  // 8 warps, 0.87 of the full rate, still less than the conflicts 4 copies (3 blocks) add.
+  p = model::choose_copies(4097, 4, k, dev, c);
+  EXPECT_EQ(p.copies, 8);
+  EXPECT_EQ(p.smem, 4097u * 8 * 4);
+  // No conflict cost: the first H (most copies) that keeps the full rate.
+  p = model::choose_copies(4097, 4, k, dev, privatization_constants{1.0, 0.0, 9.2});
+  EXPECT_EQ(p.copies, 4);
+  // Past shared memory: one copy in windows.
+  p = model::choose_copies(100001, 4, k, dev, c);
+  EXPECT_EQ(p.copies, 1);
+  EXPECT_EQ(p.passes, 2);
+  EXPECT_THROW(model::choose_copies(21, 4, kernel_resources{256, 64, dev.smem_per_block_optin, 0}, dev, c), error);
+}
+
 TEST(Privatization, PredictedTimeFollowsRoundsAndSaturation)
 {
   privatization_constants const k{1e-9, 0.0, 8.0};

@@ -20,11 +20,13 @@
 #include <twobody/binning.cuh>
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/grid_kernels.cuh>
-#include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/grid_index.cuh>
 #include <twobody/histogram.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/model/privatization.cuh>
+#include <twobody/model/registry.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/output/registers.cuh>
@@ -174,6 +176,20 @@ void with_threads_per_query(int k, Go&& go)
   }
 }
 
+/// Registers and static shared memory of the grid kernel with `Visitor` and the threads per
+/// query asked for (what the copies plan needs besides the device).
+template <class Visitor, class T, int D>
+kernel_resources grid_kernel_resources(int threads_per_query)
+{
+  kernel_resources r;
+  with_threads_per_query(threads_per_query, [&](auto k) {
+    cudaFuncAttributes fa{};
+    TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, grid_kernel<decltype(k)::value, Visitor, T, D>()));
+    r = kernel_resources{grid_block_threads, fa.numRegs, fa.sharedSizeBytes, 0};
+  });
+  return r;
+}
+
 /// What every traversal of an index needs besides its consumer: the queries on the device
 /// (the sorted points in self mode), the neighbour lists and query order (self mode), and
 /// the distance-call counter.
@@ -301,19 +317,20 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
   int const slots = bins.size() + 1;
   device_buffer counts(sizeof(Count) * static_cast<std::size_t>(slots), stream);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(Count) * static_cast<std::size_t>(slots), stream));
-  // Shared 32-bit copies, flushed before a batch could wrap one; global atomics past shared memory.
-  // (The kernel's static shared memory: a tile of 2 x 256 points and a few kilobytes more.)
-  std::size_t const smem_limit = device_info::get().smem_per_block_optin -
-                                 (2 * grid_block_threads * sizeof(stored_point<T, D, false>) + 4096);
-  privatized_plan const plan   = plan_privatized(slots, 8, sizeof(unsigned int), smem_limit);
+  // Shared 32-bit copies, flushed before a batch could wrap one, as many as the latency model
+  // finds best next to this kernel's own shared memory; global atomics past shared memory.
+  using privatized = privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>;
+  privatized_plan const plan = model::choose_copies(slots, sizeof(unsigned int),
+                                                    grid_kernel_resources<statistic_visitor<privatized, F>, T, D>(opt.threads_per_query),
+                                                    device_info::get(), model::grid_histogram_h100);
   unsigned long long const batch_bound =
     static_cast<unsigned long long>(grid_block_threads) * static_cast<unsigned long long>(index.size() + 1);
   if (plan.passes == 1 && batch_bound < (1ull << 31)) {
-    run_grid<privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>>(
+    run_grid<privatized>(
       index, cross, f, opt, plan.smem,
       [&](int) {
-        return typename privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>::params{
-          bins, counts.as<Count>(), plan.copies, 0, slots, flush_limit_for<unsigned int>(batch_bound)};
+        return typename privatized::params{bins, counts.as<Count>(), plan.copies, 0, slots,
+                                           flush_limit_for<unsigned int>(batch_bound)};
       },
       stream);
   } else {

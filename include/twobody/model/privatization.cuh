@@ -16,6 +16,7 @@
 #pragma once
 
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/histogram_plan.cuh>
 #include <twobody/model/occupancy.cuh>
 
 #include <algorithm>
@@ -71,6 +72,35 @@ inline double conflict_slots(int histogram_slots, int copies)
 inline double privatized_latency(int histogram_slots, int copies, privatization_constants const& k)
 {
   return update_latency(lanes_per_copy(copies), conflict_slots(histogram_slots, copies), k.c_l, k.c_lp);
+}
+
+/// The private copies of a histogram of `slots` counters for kernel `k` (its registers and static
+/// shared memory; k.dynamic_smem is ignored) whose time per pair is not modelled otherwise (the
+/// grid traversal): among the H in {32, 16, ..., 1} whose copies fit in one pass, the least
+/// update latency divided by the share of the full issue rate the resident warps reach, so
+/// that copies which cost resident blocks only win when they save more conflicts than the lost
+/// warps cost. Past shared memory: one copy in windows (several passes).
+inline detail::privatized_plan choose_copies(int slots, std::size_t counter_bytes, kernel_resources k, device_info const& dev,
+                                             privatization_constants const& c)
+{
+  TWOBODY_EXPECTS(dev.smem_per_block_optin > k.static_smem + counter_bytes, "histogram: no shared memory left for a counter");
+  std::size_t const smem_left = dev.smem_per_block_optin - k.static_smem;
+  detail::privatized_plan best = detail::plan_privatized(slots, 1, counter_bytes, smem_left);
+  double best_cost             = -1.0;
+  for (int h = 32; h >= 1; h /= 2) {
+    detail::privatized_plan const layout = detail::plan_privatized(slots, h, counter_bytes, smem_left);
+    if (layout.copies != h || layout.passes != 1) { continue; }
+    k.dynamic_smem       = layout.smem;
+    occupancy const occ  = blocks_per_sm(dev, k);
+    if (occ.blocks_per_sm == 0) { continue; }
+    double const rate = std::min(1.0, occ.warps_per_sm(k.block_threads) / c.saturation_warps);
+    double const cost = privatized_latency(layout.window, h, c) / rate;
+    if (best_cost < 0.0 || cost < best_cost) {
+      best      = layout;
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
 /// Predicted run time (seconds): rounds x the time one SM needs for one tile pair per

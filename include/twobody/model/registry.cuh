@@ -61,6 +61,11 @@ constexpr bool points_per_thread_fit(int value_bytes, int dims, int points_per_t
 inline constexpr double h100_c_lp       = 1.516e-13;
 inline constexpr double h100_saturation = 9.2;
 
+/// The grid traversal's privatized histograms (grid.cuh): only the ratio of C_LP to C_L and the
+/// saturation pick its copies. Not calibrated on their own: the read-only tile's C_L (the grid
+/// kernel reads most partners through the read-only cache, one pair at a time).
+inline constexpr privatization_constants grid_histogram_h100{7.25e-11, h100_c_lp, h100_saturation};
+
 /// One registry entry per input policy (specializations below).
 template <input_kind K>
 struct input_entry;
