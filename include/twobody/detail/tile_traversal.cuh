@@ -95,10 +95,17 @@ struct tile_traversal {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
           // Slots past the end of a partial row tile repeat the tile's first point, so that the
-          // partial tile's pairs are real points whose results are dropped (keep false).
+          // partial tile's pairs are real points whose results are dropped (keep false). A branch,
+          // not selects: with selects ptxas scheduled the hot loops of the SDH with the read-only
+          // tile and with IEEE sqrt 4-5% slower (bench_suite, H100), the hot-loop PTX unchanged.
           int const p = threadIdx.x + r * B;
-          own[r]      = in.a.load_readonly(row_start + (p < row_count ? p : 0));
-          own_w[r]    = p < row_count ? in.a.weight_readonly(row_start + p) : T(0);
+          if (p < row_count) {
+            own[r]   = in.a.load_readonly(row_start + p);
+            own_w[r] = in.a.weight_readonly(row_start + p);
+          } else {
+            own[r]   = in.a.load_readonly(row_start);
+            own_w[r] = T(0);
+          }
         }
       }
       size_type const col_start = col * TS;
