@@ -325,3 +325,29 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
     EXPECT_NE(std::string(e.what()).find("shared_tile, shuffle_tile, readonly_tile, naive"), std::string::npos) << e.what();
   }
 }
+
+// Each output policy is described once: its entry names its type, whose `kind` is the entry's,
+// and the names printed in plans come from the types.
+TEST(Registry, OutputPoliciesAreRegisteredOnce)
+{
+  using namespace twobody;
+  int entries = 0, chosen = 0;
+  unsigned served = 0;
+  model::for_each_output([&](auto e) {
+    using entry = decltype(e);
+    ++entries;
+    chosen += entry::chosen_by_model ? 1 : 0;
+    served |= entry::statistics;
+    EXPECT_STRNE(to_string(entry::type::kind), "?");
+  });
+  EXPECT_EQ(entries, 7);
+  EXPECT_EQ(chosen, 4);  // registers, per_point_sum, warp_privatized, direct_output_buffer
+  EXPECT_EQ(served, model::serves(statistic_kind::reduction) | model::serves(statistic_kind::histogram) |
+                      model::serves(statistic_kind::per_point) | model::serves(statistic_kind::pair_list));
+  static_assert(output::warp_privatized::kind == output_kind::warp_privatized);
+  static_assert(output::direct_output_buffer<64, output::page_owner::warp>::kind == output_kind::direct_output_buffer);
+  EXPECT_STREQ(to_string(output_kind::warp_privatized), "warp_privatized");
+  EXPECT_STREQ(to_string(output_kind::global_atomics), "global_atomics");
+  EXPECT_STREQ(to_string(output_kind::direct_output_buffer), "direct_output_buffer");
+  EXPECT_STREQ(to_string(output_kind::two_pass), "two_pass");
+}

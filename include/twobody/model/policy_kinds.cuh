@@ -14,6 +14,17 @@ enum class statistic_kind {
 };
 
 enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive };
-enum class output_kind { registers, per_point_sum, warp_privatized, direct_output_buffer };
+/// The output policy families. The cost model chooses among registers, per_point_sum,
+/// warp_privatized and direct_output_buffer; the others are explicit choices (baselines and
+/// fallbacks).
+enum class output_kind {
+  registers,
+  per_point_sum,
+  warp_privatized,
+  direct_output_buffer,
+  block_privatized,
+  global_atomics,
+  two_pass
+};
 
 }  // namespace twobody

@@ -7,6 +7,8 @@
 /// Adding an input policy: its header in input/ (with `static constexpr input_kind kind`), an
 /// enumerator in policy_kinds.cuh, one `input_entry` specialization here and its name in
 /// `registered_inputs`, its tests, and calibration constants (bench_cost_model --calibrate).
+/// An output policy: its header in output/ (the policy type with `kind`, its agent), an
+/// enumerator, one `output_entry` here and its name in `registered_outputs`, its tests.
 /// docs/policies.md has the recipe.
 #pragma once
 
@@ -15,6 +17,11 @@
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy_kinds.cuh>
+#include <twobody/output/direct_output_buffer.cuh>
+#include <twobody/output/global_atomics.cuh>
+#include <twobody/output/per_point.cuh>
+#include <twobody/output/privatized_histogram.cuh>
+#include <twobody/output/registers.cuh>
 #include <twobody/model/privatization.cuh>
 
 #include <cuda/std/type_traits>
@@ -145,6 +152,79 @@ constexpr void for_each_shape(shape_list<S...>, Fn&& fn)
   (fn(S{}), ...);
 }
 
+/// Statistics an output policy serves (bit set over statistic_kind).
+constexpr unsigned serves(statistic_kind k) { return 1u << static_cast<unsigned>(k); }
+
+/// One registry entry per output policy: its type, the statistics it serves, and whether the
+/// cost model chooses it (the others are explicit choices: baselines and fallbacks). The
+/// model's constants of the privatized copies are the input entries' `histogram` constants
+/// (they depend on the tile that feeds the copies).
+template <output_kind K>
+struct output_entry;
+
+template <>
+struct output_entry<output_kind::registers> {
+  using type                         = output::registers;
+  static constexpr unsigned statistics = serves(statistic_kind::reduction);
+  static constexpr bool chosen_by_model = true;
+};
+template <>
+struct output_entry<output_kind::per_point_sum> {
+  using type                         = output::per_point_sum;
+  static constexpr unsigned statistics = serves(statistic_kind::per_point);
+  static constexpr bool chosen_by_model = true;
+};
+template <>
+struct output_entry<output_kind::warp_privatized> {
+  using type                         = output::warp_privatized;
+  static constexpr unsigned statistics = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = true;
+};
+template <>
+struct output_entry<output_kind::direct_output_buffer> {
+  using type                         = output::direct_output_buffer<>;
+  static constexpr unsigned statistics = serves(statistic_kind::pair_list);
+  static constexpr bool chosen_by_model = true;
+};
+template <>
+struct output_entry<output_kind::block_privatized> {
+  using type                         = output::block_privatized;
+  static constexpr unsigned statistics = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = false;  // the paper's one copy per block: a baseline
+};
+template <>
+struct output_entry<output_kind::global_atomics> {
+  using type                         = output::global_atomics;
+  static constexpr unsigned statistics = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = false;  // any bin count, no shared memory: a fallback
+};
+template <>
+struct output_entry<output_kind::two_pass> {
+  using type                         = output::two_pass;
+  static constexpr unsigned statistics = serves(statistic_kind::pair_list);
+  static constexpr bool chosen_by_model = false;  // count, scan, write: the join baseline
+};
+
+template <output_kind... K>
+struct output_kinds {};
+using registered_outputs =
+  output_kinds<output_kind::registers, output_kind::per_point_sum, output_kind::warp_privatized,
+               output_kind::direct_output_buffer, output_kind::block_privatized, output_kind::global_atomics,
+               output_kind::two_pass>;
+
+/// Calls fn(output_entry<K>{}) for every registered output policy.
+template <class Fn, output_kind... K>
+constexpr void for_each_output(output_kinds<K...>, Fn&& fn)
+{
+  static_assert(((output_entry<K>::type::kind == K) && ...), "an output entry names a policy type of another kind");
+  (fn(output_entry<K>{}), ...);
+}
+template <class Fn>
+constexpr void for_each_output(Fn&& fn)
+{
+  for_each_output(registered_outputs{}, fn);
+}
+
 }  // namespace model
 
 /// The registered name of an input kind.
@@ -157,14 +237,17 @@ inline char const* to_string(input_kind k)
   return name;
 }
 
+/// The registered name of an output kind (the policy type's name; the direct output buffer's
+/// family name covers both page owners).
 inline char const* to_string(output_kind k)
 {
-  switch (k) {
-    case output_kind::registers: return "registers";
-    case output_kind::per_point_sum: return "per_point_sum";
-    case output_kind::warp_privatized: return "warp_privatized";
-    default: return "direct_output_buffer";
-  }
+  if (k == output_kind::direct_output_buffer) { return "direct_output_buffer"; }
+  char const* name = "?";
+  model::for_each_output([&](auto e) {
+    using type = typename decltype(e)::type;
+    if (type::kind == k) { name = type::name; }
+  });
+  return name;
 }
 
 }  // namespace twobody

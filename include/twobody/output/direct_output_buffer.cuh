@@ -16,6 +16,7 @@
 #pragma once
 
 #include <twobody/detail/engine.cuh>
+#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/cstdint>
@@ -37,12 +38,14 @@ struct direct_output_buffer {
   static constexpr int page_records  = PageRecords;
   static constexpr page_owner owner  = Owner;
   static constexpr bool one_pass     = true;
+  static constexpr output_kind kind  = output_kind::direct_output_buffer;
   static constexpr char const* name  = Owner == page_owner::thread ? "dob_thread" : "dob_warp";
 };
 
 /// Count pass + CUB exclusive scan + write pass (the baseline the direct output buffer beats).
 struct two_pass {
   static constexpr bool one_pass    = false;
+  static constexpr output_kind kind = output_kind::two_pass;
   static constexpr char const* name = "two_pass";
 };
 

@@ -4,6 +4,7 @@
 /// the same bins. For comparison, and for histograms far larger than shared memory.
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
@@ -11,6 +12,7 @@ namespace twobody {
 namespace output {
 
 struct global_atomics {
+  static constexpr output_kind kind = output_kind::global_atomics;
   static constexpr char const* name = "global_atomics";
 };
 

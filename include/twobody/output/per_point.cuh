@@ -7,6 +7,7 @@
 /// per point, so the atomics are few (one per point and row-tile visit), not one per pair.
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
 namespace twobody {
@@ -14,6 +15,7 @@ namespace output {
 
 /// Sum per own point (the A side) in registers.
 struct per_point_sum {
+  static constexpr output_kind kind = output_kind::per_point_sum;
   static constexpr char const* name = "per_point_sum";
 };
 

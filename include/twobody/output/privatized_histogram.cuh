@@ -17,6 +17,7 @@
 /// bin range is covered in several passes (each pass counts the bins of one window).
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
@@ -25,6 +26,7 @@ namespace output {
 
 /// One shared-memory histogram per block.
 struct block_privatized {
+  static constexpr output_kind kind = output_kind::block_privatized;
   static constexpr char const* name = "block_privatized";
 };
 
@@ -32,6 +34,7 @@ struct block_privatized {
 /// powers of two keep the copies bank-disjoint). Reduced automatically when they do not fit.
 struct warp_privatized {
   int copies = 32;
+  static constexpr output_kind kind = output_kind::warp_privatized;
   static constexpr char const* name = "warp_privatized";
 };
 

@@ -7,6 +7,7 @@
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
 
+#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
 #include <cub/block/block_reduce.cuh>
@@ -16,6 +17,7 @@ namespace output {
 
 /// Reduce in registers (count, sum, min, max, any monoid).
 struct registers {
+  static constexpr output_kind kind = output_kind::registers;
   static constexpr char const* name = "registers";
 };
 
