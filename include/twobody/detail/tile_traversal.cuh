@@ -66,7 +66,7 @@ struct tile_traversal {
   __device__ void run(Source& units, Visitor& out)
   {
     point<T, D> own[R];
-    T own_w[R];
+    T own_w[R] = {};  // (set with the row; initialized so the front end sees no read before a write)
     size_type loaded_row = -1;
     int row_count        = 0;
     size_type row = 0, col = 0;

@@ -1,0 +1,78 @@
+/// \file per_point.cuh (dispatch)
+/// \brief The per-point sum's plan and launch: the cost model picks the input policy once per
+/// problem (8 points per thread pays only when there are enough tile pairs to fill the GPU)
+/// and the launch acts on that plan.
+#pragma once
+
+#include <twobody/detail/auto_policy.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/detail/validate.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/model/policy.cuh>
+#include <twobody/output/per_point.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda/std/type_traits>
+#include <cuda_runtime_api.h>
+
+namespace twobody {
+namespace detail {
+
+template <class Points, class F, class Out>
+struct per_point_kernels {
+  template <class Input>
+  using kernel = pair_kernel<Input, per_point_sum_agent<Out, Input::block_threads, Input::points_per_thread>, Points, F>;
+};
+
+/// sum f(a_i, b_j) over the partners of every point of A into d_out[i] with input policy
+/// Input (the explicit form's body). Asynchronous on `stream`.
+template <class Input, class Points, class F, class Out>
+void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
+{
+  static_assert(cuda::std::is_same_v<Out, float> || cuda::std::is_same_v<Out, double>,
+                "twobody::sum_per_point: the output must be float or double");
+  static_assert(!Points::weighted, "twobody::sum_per_point: weighted point sets are not supported; fold weights into f");
+  validate(pairs);
+  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
+                  "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
+  if (pairs.a.size == 0) { return; }
+  TWOBODY_EXPECTS(d_out != nullptr, "sum_per_point: the output pointer is null");
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, sizeof(Out) * static_cast<std::size_t>(pairs.a.size), stream));
+  if (pairs.count() == 0) { return; }
+  staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const dev = staged.pairs();
+  constexpr int R = Input::tiled ? Input::points_per_thread : 1;
+  using kernel    = pair_kernel<Input, per_point_sum_agent<Out, Input::block_threads, R>, Points, F>;
+  kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{d_out}, stream);
+}
+
+}  // namespace detail
+
+/// The plan the one-call sum_per_point runs: the input policy of least predicted time among
+/// the shapes the registry compiles for per-point sums. Needs a GPU (it reads the kernels'
+/// register counts); TWOBODY_POLICY forces parts of it.
+template <class Out = void, class Points, class F>
+policy_plan plan_sum_per_point(pair_set<Points> const& pairs, F const&)
+{
+  using O       = cuda::std::conditional_t<cuda::std::is_void_v<Out>, typename Points::value_type, Out>;
+  using kernels = detail::per_point_kernels<Points, F, O>;
+  return choose_policy(detail::sizes_of(pairs, statistic_kind::per_point), device_info::get(),
+                       detail::candidates_of<kernels::template kernel>(detail::per_point_inputs<Points>{}));
+}
+
+namespace detail {
+
+/// The one-call per-point sum into device memory with `plan` (from plan_sum_per_point) acted on.
+template <class Points, class F, class Out>
+void run_planned_sum_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, policy_plan const& plan,
+                               cudaStream_t stream)
+{
+  TWOBODY_EXPECTS(plan.output == output_kind::per_point_sum, "sum_per_point: the plan is not a per-point sum's");
+  with_chosen_input(per_point_inputs<Points>{}, plan.input,
+                    [&](auto in) { launch_per_point<decltype(in)>(pairs, f, d_out, stream); });
+}
+
+}  // namespace detail
+}  // namespace twobody
