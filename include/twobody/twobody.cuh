@@ -7,6 +7,7 @@
 #include <twobody/defaults.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/error.cuh>
+#include <twobody/estimators.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/grid.cuh>

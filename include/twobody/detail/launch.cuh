@@ -117,10 +117,8 @@ struct pair_kernel {
 
   static constexpr int naive_chunk = 4096;
 
-  static size_type naive_chunks(pair_set<Points> const& pairs)
-  {
-    return (inputs_of(pairs).b.size + naive_chunk - 1) / naive_chunk;
-  }
+  /// Chunks of the partners (the column set) per block of A in the naive baseline.
+  static size_type naive_chunks(size_type partners) { return (partners + naive_chunk - 1) / naive_chunk; }
 
   static tile_schedule schedule(pair_set<Points> const& pairs)
   {
@@ -163,7 +161,7 @@ struct pair_kernel {
       walk  = {in, schedule(pairs)};
       units = static_cast<unsigned long long>(walk.sched.total);
     } else {  // one block per block of A, each with its chunks
-      walk  = {in, naive_chunk, naive_chunks(pairs)};
+      walk  = {in, naive_chunk, naive_chunks(in.b.size)};
       units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
     }
     get()<<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(walk, {p, f}, {units});
