@@ -11,6 +11,7 @@
 
 #include "example_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -98,7 +99,7 @@ int run(example::command_line const& cl)
   std::size_t peak = 0;
   for (std::size_t k = 0; k < g.size(); ++k) {
     if (g[k] > g[peak]) { peak = k; }
-    if (k % (g.size() / 20) == 0) { std::printf("%8.3f  %8.3f\n", 0.5 * (re[k] + re[k + 1]), g[k]); }  // 20 rows
+    if (k % std::max<std::size_t>(1, g.size() / 20) == 0) { std::printf("%8.3f  %8.3f\n", 0.5 * (re[k] + re[k + 1]), g[k]); }  // 20 rows
   }
   double const nn = std::cbrt(4.0 / 0.8442) / std::sqrt(2.0);
   std::printf("first peak: g = %.2f at r = %.3f (nearest-neighbour distance %.3f); last shell g = %.3f\n", g[peak],
