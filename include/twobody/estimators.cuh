@@ -25,7 +25,6 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#include <string>
 #include <vector>
 
 namespace twobody {
@@ -112,25 +111,24 @@ namespace detail {
 /// same density would put there.
 template <class Count, class Binning>
 std::vector<double> rdf_of(histogram_result<Count> const& h, Binning const& bins, std::vector<double> const& box,
-                           double pairs, char const* what)
+                           double pairs)
 {
-  TWOBODY_EXPECTS(!box.empty(), (std::string(what) + ": the box needs at least one side").c_str());
+  TWOBODY_EXPECTS(!box.empty(), "radial_distribution: the box needs at least one side");
   double volume = 1.0, shortest = std::numeric_limits<double>::infinity();
   for (double l : box) {
-    TWOBODY_EXPECTS(l > 0.0 && std::isfinite(l), (std::string(what) + ": box sides must be positive and finite").c_str());
+    TWOBODY_EXPECTS(l > 0.0 && std::isfinite(l), "radial_distribution: box sides must be positive and finite");
     volume *= l;
     shortest = std::min(shortest, l);
   }
   TWOBODY_EXPECTS(h.counts.size() == static_cast<std::size_t>(bins.size()),
-                  (std::string(what) + ": the histogram and the bins differ in size").c_str());
+                  "radial_distribution: the histogram and the bins differ in size");
   std::vector<double> const e = bin_edges(bins);
-  TWOBODY_EXPECTS(e.front() >= 0.0, (std::string(what) + ": distance bins must start at 0 or above").c_str());
+  TWOBODY_EXPECTS(e.front() >= 0.0, "radial_distribution: distance bins must start at 0 or above");
   // Past half the shortest side the minimum image no longer reaches every point of a shell.
   TWOBODY_EXPECTS(e.back() <= 0.5 * shortest * (1.0 + 1e-12),
-                  (std::string(what) + ": the bins end past half the shortest box side, where minimum-image "
-                                       "shells are incomplete")
-                    .c_str());
-  TWOBODY_EXPECTS(pairs > 0.0, (std::string(what) + ": no pairs (need at least two points)").c_str());
+                  "radial_distribution: the bins end past half the shortest box side, where minimum-image shells "
+                  "are incomplete");
+  TWOBODY_EXPECTS(pairs > 0.0, "radial_distribution: no pairs (need at least two points)");
   int const dims = static_cast<int>(box.size());
   std::vector<double> g(h.counts.size());
   for (std::size_t k = 0; k < g.size(); ++k) {
@@ -150,7 +148,7 @@ template <class Count, class Binning>
 std::vector<double> radial_distribution(histogram_result<Count> const& h, Binning const& bins,
                                         std::vector<double> const& box, long long n)
 {
-  return detail::rdf_of(h, bins, box, self_pair_total(n), "radial_distribution");
+  return detail::rdf_of(h, bins, box, self_pair_total(n));
 }
 
 /// g_ab(r) between n_a points of species a and n_b of species b (a histogram of their cross
@@ -159,7 +157,7 @@ template <class Count, class Binning>
 std::vector<double> radial_distribution(histogram_result<Count> const& h, Binning const& bins,
                                         std::vector<double> const& box, long long n_a, long long n_b)
 {
-  return detail::rdf_of(h, bins, box, cross_pair_total(n_a, n_b), "radial_distribution");
+  return detail::rdf_of(h, bins, box, cross_pair_total(n_a, n_b));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <twobody/detail/error.cuh>
 
 #include <cstddef>
+#include <vector>
 
 namespace twobody::detail {
 
@@ -36,6 +37,19 @@ inline privatized_plan plan_privatized(int slots, int copies_wanted, std::size_t
   }
   p.smem = static_cast<std::size_t>(p.window) * p.copies * counter_bytes;
   return p;
+}
+
+/// The layouts of H = 32, 16, 8, 4, 2, 1 copies that fit whole in `smem_limit` (one pass over
+/// the pairs each), most copies first: what a planner chooses among before it falls back to
+/// one copy in windows.
+inline std::vector<privatized_plan> one_pass_layouts(int slots, std::size_t counter_bytes, std::size_t smem_limit)
+{
+  std::vector<privatized_plan> fit;
+  for (int h = 32; h >= 1; h /= 2) {
+    privatized_plan const layout = plan_privatized(slots, h, counter_bytes, smem_limit);
+    if (layout.copies == h && layout.passes == 1) { fit.push_back(layout); }
+  }
+  return fit;
 }
 
 }  // namespace twobody::detail

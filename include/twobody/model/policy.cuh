@@ -334,10 +334,8 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       }
     };
     bool any_fit = false;
-    for (int h = 32; h >= 1; h /= 2) {
-      if (force.copies != 0 && h != force.copies) { continue; }
-      detail::privatized_plan const layout = detail::plan_privatized(p.slots, h, counter_bytes, smem_left);
-      if (layout.copies != h || layout.passes != 1) { continue; }  // h copies do not fit in one pass
+    for (detail::privatized_plan const& layout : detail::one_pass_layouts(p.slots, counter_bytes, smem_left)) {
+      if (force.copies != 0 && layout.copies != force.copies) { continue; }
       any_fit = true;
       consider(layout);
     }

@@ -87,14 +87,12 @@ inline detail::privatized_plan choose_copies(int slots, std::size_t counter_byte
   std::size_t const smem_left = dev.smem_per_block_optin - k.static_smem;
   detail::privatized_plan best = detail::plan_privatized(slots, 1, counter_bytes, smem_left);
   double best_cost             = -1.0;
-  for (int h = 32; h >= 1; h /= 2) {
-    detail::privatized_plan const layout = detail::plan_privatized(slots, h, counter_bytes, smem_left);
-    if (layout.copies != h || layout.passes != 1) { continue; }
-    k.dynamic_smem       = layout.smem;
-    occupancy const occ  = blocks_per_sm(dev, k);
+  for (detail::privatized_plan const& layout : detail::one_pass_layouts(slots, counter_bytes, smem_left)) {
+    k.dynamic_smem      = layout.smem;
+    occupancy const occ = blocks_per_sm(dev, k);
     if (occ.blocks_per_sm == 0) { continue; }
     double const rate = std::min(1.0, occ.warps_per_sm(k.block_threads) / c.saturation_warps);
-    double const cost = privatized_latency(layout.window, h, c) / rate;
+    double const cost = privatized_latency(layout.window, layout.copies, c) / rate;
     if (best_cost < 0.0 || cost < best_cost) {
       best      = layout;
       best_cost = cost;
