@@ -281,8 +281,27 @@ TEST_F(no_policy_env, EnvironmentForcesAPolicy)
     EXPECT_THROW(choose_policy(sdh, h), twobody::error);
   }
   {
-    scoped_policy env("copies=32");  // 4097 slots x 32 copies do not fit
+    scoped_policy env("copies=32,cluster=0");  // 4097 slots x 32 copies do not fit in one block
     EXPECT_THROW(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097), h), twobody::error);
+  }
+  {
+    scoped_policy env("copies=32");  // ... but over the shared memory of a cluster they do
+    policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097), h);
+    EXPECT_EQ(p.output, output_kind::cluster_privatized);
+    EXPECT_EQ(p.copies, 32);
+    EXPECT_GE(p.cluster, 2);
+  }
+  {
+    scoped_policy env("cluster=8");
+    policy_plan const p = choose_policy(sdh, h);
+    EXPECT_EQ(p.output, output_kind::cluster_privatized);
+    EXPECT_EQ(p.cluster, 8);
+    EXPECT_NE(p.to_string().find("cluster_privatized{8 blocks"), std::string::npos) << p;
+    EXPECT_THROW(choose_policy(sdh, device_info::t4()), twobody::error);  // no clusters before sm_90
+  }
+  {
+    scoped_policy env("cluster=17");
+    EXPECT_THROW(choose_policy(sdh, h), twobody::error);
   }
   EXPECT_FALSE(choose_policy(sdh, h).forced);
 }
@@ -308,9 +327,11 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
     return n;
   };
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257))),
-            (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shuffle_tile<256, 4>"}));
+            (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shuffle_tile<256, 4>",
+                                      "shuffle_tile<256, 4>+cluster"}));
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257, 4, 8))),
-            (std::vector<std::string>{"shared_tile<256, 4>", "shuffle_tile<256, 4>"}));
+            (std::vector<std::string>{"shared_tile<256, 4>", "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
+  static_assert(std::is_same_v<detail::cluster_histogram_inputs<points<float, 3>>, detail::input_list<input::shuffle_tile<256, 4>>>);
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
             (std::vector<std::string>{"shared_tile<256, 4>"}));
   // Names and TWOBODY_POLICY inputs come from the same entries.
@@ -340,8 +361,8 @@ TEST(Registry, OutputPoliciesAreRegisteredOnce)
     served |= entry::statistics;
     EXPECT_STRNE(to_string(entry::type::kind), "?");
   });
-  EXPECT_EQ(entries, 7);
-  EXPECT_EQ(chosen, 4);  // registers, per_point_sum, warp_privatized, direct_output_buffer
+  EXPECT_EQ(entries, 8);
+  EXPECT_EQ(chosen, 5);  // registers, per_point_sum, warp_privatized, direct_output_buffer, cluster_privatized
   EXPECT_EQ(served, model::serves(statistic_kind::reduction) | model::serves(statistic_kind::histogram) |
                       model::serves(statistic_kind::per_point) | model::serves(statistic_kind::pair_list));
   static_assert(output::warp_privatized::kind == output_kind::warp_privatized);
@@ -350,4 +371,71 @@ TEST(Registry, OutputPoliciesAreRegisteredOnce)
   EXPECT_STREQ(to_string(output_kind::global_atomics), "global_atomics");
   EXPECT_STREQ(to_string(output_kind::direct_output_buffer), "direct_output_buffer");
   EXPECT_STREQ(to_string(output_kind::two_pass), "two_pass");
+  EXPECT_STREQ(to_string(output_kind::cluster_privatized), "cluster_privatized");
+}
+
+// The cluster-shared histogram's host arithmetic: the slot -> (owner, local) division, the
+// layouts (shares, windows, passes) and the model's choice on the H100 description.
+TEST(ClusterHistogram, RankDivisionIsExact)
+{
+  for (int c = 1; c <= detail::max_cluster_blocks; ++c) {
+    unsigned long long const d = detail::cluster_rank_divisor(c);
+    for (unsigned s = 0; s < (1u << 21); s += (s < 70000 ? 1u : 997u)) {
+      ASSERT_EQ((2ull * s * d) >> 32, s / static_cast<unsigned>(c)) << "c=" << c << " slot=" << s;
+    }
+  }
+}
+
+TEST(ClusterHistogram, LayoutsFitTheClusterAndSplitIntoEqualWindows)
+{
+  std::size_t const smem = 232448 - 1024;
+  auto one = detail::plan_cluster(65537, 4, 1, 4, smem);  // 16.4 k slots per block
+  EXPECT_EQ(one.passes, 1);
+  EXPECT_EQ(one.window, 65537);
+  EXPECT_EQ(one.cluster, 4);
+  EXPECT_EQ(one.smem, 16385u * 4);
+  auto two = detail::plan_cluster(1048577, 16, 1, 4, smem);  // 4 MB over 16 x 226 KB: two passes
+  EXPECT_EQ(two.passes, 2);
+  EXPECT_EQ(two.window, 524289);
+  EXPECT_LE(two.smem, smem);
+  auto copies = detail::plan_cluster(4097, 2, 8, 4, smem);
+  EXPECT_EQ(copies.smem, 2049u * 8 * 4);
+  auto tiny = detail::plan_cluster(3, 16, 1, 4, smem);  // fewer slots than blocks: shares of one slot
+  EXPECT_EQ(tiny.passes, 1);
+  EXPECT_EQ(tiny.smem, 4u);
+  EXPECT_THROW(detail::plan_cluster(100, 17, 1, 4, smem), twobody::error);
+  EXPECT_THROW(detail::plan_cluster(100, 4, 33, 4, smem), twobody::error);
+  EXPECT_THROW(detail::plan_cluster(100, 4, 32, 4, 64), twobody::error);
+}
+
+TEST_F(no_policy_env, ClusterModelFollowsTheMeasuredCosts)
+{
+  device_info const h = device_info::h100_sxm();
+  privatization_constants const k{6.307e-11, model::h100_c_lp, model::h100_saturation};
+  // Remote updates cost more the more blocks share the histogram; one block pays the local factor only.
+  double const l1 = model::cluster_latency(4097, 1, 1, k, model::h100_cluster);
+  EXPECT_NEAR(l1, model::h100_cluster.local_factor * model::privatized_latency(4097, 1, k), 1e-15);
+  double prev = l1;
+  for (int c : {2, 4, 8, 16}) {
+    double const l = model::cluster_latency(4097, c, 1, k, model::h100_cluster);
+    EXPECT_GT(l, prev) << c;
+    prev = l;
+  }
+  // Whole clusters: 132 SMs x 1 block hold 8 clusters of 16 (128 blocks).
+  EXPECT_EQ(model::cluster_resident_blocks(h, 1, 16), 128);
+  EXPECT_EQ(model::cluster_resident_blocks(h, 3, 1), 396);
+  // On the H100 the model keeps histograms off clusters at every bin count of the sweep (the
+  // passes over windows measured faster), and the T4 description never offers them.
+  for (int slots : {4097, 65537, 262145, 1048577}) {
+    policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h);
+    EXPECT_EQ(p.output, output_kind::warp_privatized) << slots << ": " << p;
+    input_candidate c{input_kind::shuffle_tile, 256, 4, 96, 0, true};
+    policy_plan const forced = model::choose_cluster_layout(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h, c);
+    EXPECT_EQ(forced.output, output_kind::cluster_privatized);
+    EXPECT_GT(forced.predicted_seconds, p.predicted_seconds) << slots;
+    EXPECT_LE(forced.dynamic_smem, h.smem_per_block_optin);
+  }
+  EXPECT_EQ(model::parse_policy_override("cluster=0").cluster, 0);
+  EXPECT_EQ(model::parse_policy_override("cluster=16").cluster, 16);
+  EXPECT_EQ(model::parse_policy_override("").cluster, -1);
 }

@@ -59,6 +59,22 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
   detail::privatized_histogram<Input>(pairs, f, bins, d_counts, 1, stream);
 }
 
+/// Histogram spread over the shared memory of thread-block clusters (explicit form, sm_90+):
+/// `policy.cluster_blocks` blocks per cluster share one histogram, `policy.copies` lane copies
+/// of each block's share; 0 in either lets the cost model choose it. Bins past the cluster's
+/// shared memory are counted in several passes. Throws twobody::error below sm_90.
+template <class Input, class Points, class F, class Binning, class Count>
+void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts,
+               output::cluster_privatized policy, cudaStream_t stream = 0)
+{
+  detail::check_histogram_args<F>(pairs, bins, d_counts);
+  detail::require_device_pointer(d_counts, "histogram: d_counts");
+  TWOBODY_EXPECTS(policy.cluster_blocks >= 0 && policy.cluster_blocks <= detail::max_cluster_blocks,
+                  "cluster_privatized: cluster_blocks must be in [1, 16] (0: chosen by the cost model)");
+  TWOBODY_EXPECTS(policy.copies >= 0 && policy.copies <= 32, "cluster_privatized: copies must be in [1, 32] (0: chosen by the cost model)");
+  detail::cluster_histogram<Input>(pairs, f, bins, d_counts, policy.cluster_blocks, policy.copies, stream);
+}
+
 /// Histogram updated with one global atomic per pair (explicit form; baseline).
 template <class Input, class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, output::global_atomics,

@@ -17,17 +17,18 @@ struct input_list {
 
 /// The cost model's view of one compiled kernel: its input shape and real resources.
 template <class Input, class Kernel>
-input_candidate candidate_of()
+input_candidate candidate_of(bool cluster = false)
 {
   kernel_resources const r = Kernel::resources();
-  return {Input::kind, Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem};
+  return {Input::kind, Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem, cluster};
 }
 
-/// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs.
+/// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs
+/// (`cluster`: the cluster-shared histogram's kernels).
 template <template <class> class KernelOf, class... Inputs>
-std::vector<input_candidate> candidates_of(input_list<Inputs...>)
+std::vector<input_candidate> candidates_of(input_list<Inputs...>, bool cluster = false)
 {
-  return {candidate_of<Inputs, KernelOf<Inputs>>()...};
+  return {candidate_of<Inputs, KernelOf<Inputs>>(cluster)...};
 }
 
 /// Calls fn(Input{}) for the input of `List` that `plan` chose.
@@ -44,6 +45,12 @@ void with_chosen_input(input_list<First, Rest...>, input_candidate const& chosen
   } else {
     TWOBODY_EXPECTS(false, "internal: the plan chose an input that was not compiled");
   }
+}
+
+template <class Fn>
+void with_chosen_input(input_list<>, input_candidate const&, Fn&&)
+{
+  TWOBODY_EXPECTS(false, "internal: the plan chose an input that was not compiled");
 }
 
 template <class... Lists>
@@ -91,6 +98,10 @@ using one_call_inputs = typename registry_inputs<model::registered_inputs, Use,
 
 template <class Points>
 using histogram_inputs = one_call_inputs<model::for_histogram, Points>;
+
+/// The inputs the one-call histogram compiles a cluster-shared kernel for (sm_90+).
+template <class Points>
+using cluster_histogram_inputs = one_call_inputs<model::for_cluster_histogram, Points>;
 
 template <class Points>
 using per_point_inputs = one_call_inputs<model::for_per_point, Points>;

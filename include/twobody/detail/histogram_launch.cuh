@@ -6,15 +6,19 @@
 
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/model/policy.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/detail/validate.cuh>
+#include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace twobody {
@@ -90,11 +94,49 @@ void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
   }
 }
 
+/// The cluster-shared histogram kernel of an input policy (output/cluster_histogram.cuh).
+template <class Input, class Points, class F, class Binning, class Count>
+using cluster_kernel =
+  pair_kernel<Input, cluster_histogram_agent<Binning, Count, shared_counter_t<Count>, Input::block_threads>, Points, F>;
+
+/// Launches the cluster-shared histogram with `layout` (layout.cluster >= 1) on pairs the
+/// kernels can read; d_counts is zeroed already. The flush schedule is fixed per launch so
+/// that every block of a cluster meets the same barriers (see cluster_histogram_agent).
+///
+/// `flush_every_max` shortens the flush period (tests exercise the flushes with it).
+template <class Input, class Points, class F, class Binning, class Count>
+void launch_cluster(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
+                    privatized_plan const& layout, cudaStream_t stream, unsigned long long flush_every_max = ~0ull)
+{
+  static_assert(Input::tiled, "cluster histograms need a tiled input policy");
+  using Counter = shared_counter_t<Count>;
+  using kernel  = cluster_kernel<Input, Points, F, Binning, Count>;
+  TWOBODY_EXPECTS(layout.cluster >= 1 && layout.cluster <= max_cluster_blocks, "cluster_privatized: bad cluster size");
+  auto const lp = kernel::plan(dev, layout.smem, layout.cluster);
+  if (lp.grid == 0) { return; }
+  // Every counter takes updates from all blocks of the cluster: flush before
+  // cluster x units x (increments per unit) can reach the counter's limit.
+  unsigned long long const per_period = static_cast<unsigned long long>(layout.cluster) * max_increments_per_tile<Input>();
+  unsigned long long const flush_every = std::min(flush_limit_for<Counter>(0) / per_period, flush_every_max);
+  TWOBODY_EXPECTS(flush_every >= 1, "cluster_privatized: tiles too large for 32-bit shared counters");
+  unsigned long long const units_min = static_cast<unsigned long long>(kernel::schedule(dev).total) / lp.grid;
+  int const slots = bins.size() + 1;
+  for (int pass = 0; pass < layout.passes; ++pass) {
+    int const begin = pass * layout.window;
+    int const size  = slots - begin < layout.window ? slots - begin : layout.window;
+    typename kernel::params p{bins,  d_counts, layout.cluster, cluster_rank_divisor(layout.cluster), layout.copies,
+                              begin, size,     flush_every,    units_min / flush_every};
+    kernel::launch(lp, dev, f, p, stream);
+  }
+}
+
 /// The kernels the one-call histogram compiles for each input (the planner reads their resources).
 template <class Points, class F, class Binning, class Count>
 struct histogram_kernels {
   template <class Input>
   using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+  template <class Input>
+  using cluster = cluster_kernel<Input, Points, F, Binning, Count>;
 };
 
 /// The explicit forms: `copies` asked for, fewer (or windows) where shared memory is short.
@@ -112,6 +154,39 @@ void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning con
   privatized_plan const layout =
     plan_privatized(slots, copies, sizeof(shared_counter_t<Count>), single::dynamic_smem_limit());
   launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream);
+}
+
+/// The explicit cluster form: `cluster` blocks per cluster and `copies` per share, or the cost
+/// model's choice for whichever is 0.
+template <class Input, class Points, class F, class Binning, class Count>
+void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts, int cluster,
+                       int copies, cudaStream_t stream)
+{
+  using Counter = shared_counter_t<Count>;
+  using kernel  = cluster_kernel<Input, Points, F, Binning, Count>;
+  device_info const& dev = device_info::get();
+  TWOBODY_EXPECTS(dev.cc_major >= 9, ("cluster_privatized needs thread-block clusters (compute capability 9.0 or "
+                                      "newer), but " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
+                                      std::to_string(dev.cc_minor) + ": use output::warp_privatized")
+                                       .c_str());
+  int const slots = bins.size() + 1;
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
+  if (pairs.count() == 0) { return; }
+  privatized_plan layout;
+  if (cluster != 0 && copies != 0) {
+    layout = plan_cluster(slots, cluster, copies, sizeof(Counter), kernel::dynamic_smem_limit());
+  } else {
+    problem p       = sizes_of(pairs, statistic_kind::histogram);
+    p.slots         = slots;
+    p.counter_bytes = static_cast<int>(sizeof(Counter));
+    p.output_bytes  = static_cast<long long>(slots) * p.counter_bytes;
+    input_candidate c = candidate_of<Input, kernel>();
+    c.cluster         = true;
+    policy_plan const chosen = model::choose_cluster_layout(p, dev, c, cluster, copies);
+    layout = {chosen.copies, chosen.window, chosen.passes, chosen.dynamic_smem, chosen.cluster};
+  }
+  staged_pairs<Points> const staged(pairs, stream);
+  launch_cluster<Input>(staged.pairs(), f, bins, d_counts, layout, stream);
 }
 
 }  // namespace detail

@@ -2,6 +2,7 @@
 
 #include <twobody/detail/error.cuh>
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct privatized_plan {
   int window  = 0;  ///< slots counted per pass
   int passes  = 1;  ///< passes over all pairs (more than one only past shared memory)
   std::size_t smem = 0;  ///< dynamic shared memory per block
+  int cluster = 0;  ///< blocks of a thread-block cluster sharing one histogram (0: each block its own copies)
 };
 
 /// Fits `copies_wanted` copies of `slots` counters of `counter_bytes` into `smem_limit`
@@ -50,6 +52,29 @@ inline std::vector<privatized_plan> one_pass_layouts(int slots, std::size_t coun
     if (layout.copies == h && layout.passes == 1) { fit.push_back(layout); }
   }
   return fit;
+}
+
+/// A histogram of `slots` counters spread over clusters of `cluster` blocks (each block owns
+/// every cluster-th slot, in `copies` lane copies), within `smem_limit` bytes per block: one
+/// pass while the cluster's shares hold every slot, else equal windows of the bin range, one
+/// pass each. Host-only arithmetic (output/cluster_histogram.cuh is the device side).
+inline privatized_plan plan_cluster(int slots, int cluster, int copies, std::size_t counter_bytes, std::size_t smem_limit)
+{
+  TWOBODY_EXPECTS(slots >= 1, "histogram: need at least one bin");
+  TWOBODY_EXPECTS(cluster >= 1 && cluster <= 16, "cluster_privatized: cluster_blocks must be in [1, 16]");
+  TWOBODY_EXPECTS(copies >= 1 && copies <= 32, "cluster_privatized: copies must be in [1, 32]");
+  std::size_t const per_slot = static_cast<std::size_t>(copies) * counter_bytes;
+  TWOBODY_EXPECTS(counter_bytes > 0 && smem_limit >= per_slot,
+                  "cluster_privatized: no shared memory for one slot of the copies; use fewer copies");
+  long long const share_max = static_cast<long long>(smem_limit / per_slot);
+  long long const window    = std::min<long long>(slots, share_max * cluster);
+  privatized_plan p;
+  p.cluster = cluster;
+  p.copies  = copies;
+  p.passes  = static_cast<int>((slots + window - 1) / window);
+  p.window  = (slots + p.passes - 1) / p.passes;  // equal windows: the smallest shares that need no more passes
+  p.smem    = static_cast<std::size_t>((p.window + cluster - 1) / cluster) * per_slot;
+  return p;
 }
 
 }  // namespace twobody::detail

@@ -36,6 +36,7 @@ bool vector_aligned(Points const& p)
 struct launch_plan {
   int grid                = 0;
   std::size_t dynamic_smem = 0;
+  int cluster             = 0;  ///< blocks per thread-block cluster (0: launched without clusters)
 };
 
 inline int current_device()
@@ -56,6 +57,58 @@ int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, 
   TWOBODY_EXPECTS(per_sm > 0, "the kernel cannot run on this GPU: too much shared memory or registers per block");
   unsigned long long const grid = static_cast<unsigned long long>(per_sm) * device_info::get().sm_count;
   return static_cast<int>(grid < cap ? grid : cap);
+}
+
+/// Thread-block clusters of `cluster` blocks need sm_90; more than 8 blocks are a non-portable
+/// size the kernel must opt in to.
+template <class Kernel>
+void prepare_cluster_launch(Kernel kernel, int cluster)
+{
+  device_info const& dev = device_info::get();
+  TWOBODY_EXPECTS(dev.cc_major >= 9,
+                  ("thread-block clusters need compute capability 9.0 or newer, but " + dev.name + " is " +
+                   std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
+                   ": use output::warp_privatized (or the one-call form, which plans without clusters there)")
+                    .c_str());
+  TWOBODY_EXPECTS(cluster >= 1 && cluster <= 16, "thread-block clusters have 1 to 16 blocks");
+  if (cluster > 8) { TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); }
+}
+
+/// The launch configuration of `kernel` in clusters of `cluster` blocks (attribute storage in `attr`).
+inline cudaLaunchConfig_t cluster_config(int grid, int block_threads, std::size_t dynamic_smem, int cluster,
+                                         cudaStream_t stream, cudaLaunchAttribute& attr)
+{
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim                  = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim                 = dim3(static_cast<unsigned>(block_threads));
+  cfg.dynamicSmemBytes         = dynamic_smem;
+  cfg.stream                   = stream;
+  attr.id                      = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x        = static_cast<unsigned>(cluster);
+  attr.val.clusterDim.y        = 1;
+  attr.val.clusterDim.z        = 1;
+  cfg.attrs                    = &attr;
+  cfg.numAttrs                 = 1;
+  return cfg;
+}
+
+/// A persistent grid of whole clusters: the clusters that are resident at once (a cluster's
+/// blocks share one GPC, so this can be fewer blocks than SMs x blocks per SM), at most enough
+/// clusters for `cap` units.
+template <class Kernel>
+int persistent_cluster_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, int cluster, unsigned long long cap)
+{
+  prepare_cluster_launch(kernel, cluster);
+  cudaLaunchAttribute attr{};
+  cudaLaunchConfig_t const cfg = cluster_config(cluster, block_threads, dynamic_smem, cluster, 0, attr);
+  int clusters = 0;
+  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<void const*>(kernel), &cfg));
+  TWOBODY_EXPECTS(clusters > 0, ("no cluster of " + std::to_string(cluster) + " blocks with " +
+                                 std::to_string(dynamic_smem) + " bytes of shared memory each fits on this GPU")
+                                  .c_str());
+  unsigned long long const needed = (cap + cluster - 1) / cluster;
+  unsigned long long const n      = static_cast<unsigned long long>(clusters) < needed ? clusters : needed;
+  return static_cast<int>(n * cluster);
 }
 
 template <class Points>
@@ -127,11 +180,14 @@ struct pair_kernel {
   }
 
   /// Grid and shared memory for `pairs`: a persistent grid of (resident blocks per SM) x SMs,
-  /// never more blocks than tile pairs. Zero blocks when there is no pair.
-  static launch_plan plan(pair_set<Points> const& pairs, std::size_t dynamic_smem)
+  /// never more blocks than tile pairs. Zero blocks when there is no pair. With `cluster` > 0
+  /// the grid is whole clusters of that many blocks (outputs that share shared memory across a
+  /// cluster: some blocks may then have no unit, and still take part in the cluster's barriers).
+  static launch_plan plan(pair_set<Points> const& pairs, std::size_t dynamic_smem, int cluster = 0)
   {
     launch_plan lp;
     lp.dynamic_smem = dynamic_smem;
+    lp.cluster      = cluster;
     if (pairs.count() == 0) { return lp; }
     auto const k = get();
     std::size_t const limit = dynamic_smem_limit();
@@ -140,9 +196,11 @@ struct pair_kernel {
                      std::to_string(limit) + " are available: use fewer bins or copies, or output::global_atomics")
                       .c_str());
     if constexpr (Input::tiled) {
-      lp.grid = persistent_grid(k, Input::block_threads, dynamic_smem,
-                                static_cast<unsigned long long>(schedule(pairs).total));
+      auto const units = static_cast<unsigned long long>(schedule(pairs).total);
+      lp.grid = cluster > 0 ? persistent_cluster_grid(k, Input::block_threads, dynamic_smem, cluster, units)
+                            : persistent_grid(k, Input::block_threads, dynamic_smem, units);
     } else {
+      TWOBODY_EXPECTS(cluster == 0, "thread-block clusters need a tiled input policy");
       size_type const grid = (pairs.a.size + Input::block_threads - 1) / Input::block_threads;
       TWOBODY_EXPECTS(grid < (size_type(1) << 31), "too many points for the naive kernel's grid");
       lp.grid = static_cast<int>(grid);
@@ -163,6 +221,12 @@ struct pair_kernel {
     } else {  // one block per block of A, each with its chunks
       walk  = {in, naive_chunk, naive_chunks(in.b.size)};
       units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
+    }
+    if (lp.cluster > 0) {
+      cudaLaunchAttribute attr{};
+      cudaLaunchConfig_t const cfg = cluster_config(lp.grid, Input::block_threads, lp.dynamic_smem, lp.cluster, stream, attr);
+      TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, get(), walk, typename visitor::params{p, f}, static_units::params{units}));
+      return;
     }
     get()<<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(walk, {p, f}, {units});
     TWOBODY_CHECK_LAUNCH();

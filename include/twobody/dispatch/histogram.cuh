@@ -14,6 +14,8 @@
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 namespace twobody {
 
 /// The plan the one-call histogram runs for these arguments: input policy, private copies,
@@ -28,9 +30,17 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
   p.slots         = bins.size() + 1;
   p.counter_bytes = static_cast<int>(sizeof(Counter));
   p.output_bytes  = static_cast<long long>(p.slots) * p.counter_bytes;
-  return choose_policy(p, device_info::get(),
-                       detail::candidates_of<detail::histogram_kernels<Points, F, Binning, C>::template single>(
-                         detail::histogram_inputs<Points>{}));
+  using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
+  device_info const& dev       = device_info::get();
+  std::vector<input_candidate> candidates =
+    detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
+  if (dev.cc_major >= 9) {  // thread-block clusters
+    for (input_candidate const& c :
+         detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{}, true)) {
+      candidates.push_back(c);
+    }
+  }
+  return choose_policy(p, dev, candidates);
 }
 
 namespace detail {
@@ -42,12 +52,19 @@ void run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
                            policy_plan const& plan, cudaStream_t stream)
 {
   check_histogram_args<F>(pairs, bins, d_counts);
-  TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized, "histogram: the plan is not a histogram's");
+  TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized,
+                  "histogram: the plan is not a histogram's");
   TWOBODY_EXPECTS(plan.window * plan.passes >= bins.size() + 1, "histogram: the plan is for fewer bins");
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   if (pairs.count() == 0) { return; }
   staged_pairs<Points> const staged(pairs, stream);
-  privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem};
+  privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster};
+  if (plan.output == output_kind::cluster_privatized) {
+    with_chosen_input(cluster_histogram_inputs<Points>{}, plan.input, [&](auto in) {
+      launch_cluster<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
+    });
+    return;
+  }
   with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
     launch_privatized<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
   });

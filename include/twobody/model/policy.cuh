@@ -10,7 +10,8 @@
 /// the reductions compile one input, the one this tree picks for them. For experiments, the
 /// environment variable TWOBODY_POLICY forces parts of the choice, e.g.
 /// `TWOBODY_POLICY=copies=8`, `TWOBODY_POLICY=input=shuffle_tile,copies=4` or
-/// `TWOBODY_POLICY=points_per_thread=4` (keys: input, points_per_thread, copies).
+/// `TWOBODY_POLICY=points_per_thread=4` (keys: input, points_per_thread, copies, and cluster:
+/// 0 keeps histograms off thread-block clusters, 1..16 forces clusters of that many blocks).
 #pragma once
 
 #include <twobody/detail/error.cuh>
@@ -93,10 +94,11 @@ struct input_candidate {
   int points_per_thread = 4;
   int regs_per_thread   = 0;      ///< 0: unknown (not limited)
   std::size_t static_smem = 0;    ///< the tile's shared memory
+  bool cluster          = false;  ///< the kernel is the cluster-shared histogram's (cluster_privatized)
   std::string name() const
   {
     return std::string(to_string(input)) + "<" + std::to_string(block_threads) + ", " +
-           std::to_string(points_per_thread) + ">";
+           std::to_string(points_per_thread) + ">" + (cluster ? "+cluster" : "");
   }
 };
 
@@ -116,9 +118,10 @@ inline cost_constants h100_constants(input_candidate const& c)
 struct policy_plan {
   input_candidate input;
   output_kind output   = output_kind::registers;
-  int copies           = 0;   ///< warp_privatized: private copies per block
-  int passes           = 1;   ///< warp_privatized: passes over all pairs (windows of the bin range)
-  int window           = 0;   ///< warp_privatized: slots counted per pass
+  int copies           = 0;   ///< warp_privatized: private copies per block; cluster_privatized: per share
+  int passes           = 1;   ///< histograms: passes over all pairs (windows of the bin range)
+  int window           = 0;   ///< histograms: slots counted per pass
+  int cluster          = 0;   ///< cluster_privatized: blocks per thread-block cluster
   std::size_t dynamic_smem = 0;
   occupancy occ;
   long long rounds          = 0;
@@ -130,10 +133,9 @@ struct policy_plan {
   {
     std::ostringstream s;
     s << "input " << input.name() << ", output " << twobody::to_string(output);
-    if (output == output_kind::warp_privatized) {
-      s << "{" << copies << "}";
-      if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
-    }
+    if (output == output_kind::warp_privatized) { s << "{" << copies << "}"; }
+    if (output == output_kind::cluster_privatized) { s << "{" << cluster << " blocks, " << copies << " copies}"; }
+    if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
     s << "; " << occ.blocks_per_sm << " blocks/SM (limited by " << twobody::to_string(occ.limit) << "), " << rounds
       << " rounds, predicted " << predicted_seconds * 1e3 << " ms" << (forced ? " [forced by TWOBODY_POLICY]" : "")
       << "; " << reason;
@@ -148,9 +150,10 @@ namespace model {
 struct policy_override {
   int copies            = 0;
   int points_per_thread = 0;
+  int cluster           = -1;  ///< -1: free; 0: no clusters; 1..16: clusters of that many blocks
   bool has_input        = false;
   input_kind input      = input_kind::shared_tile;
-  bool any() const { return copies != 0 || points_per_thread != 0 || has_input; }
+  bool any() const { return copies != 0 || points_per_thread != 0 || cluster >= 0 || has_input; }
 };
 
 inline policy_override parse_policy_override(char const* text)
@@ -177,6 +180,8 @@ inline policy_override parse_policy_override(char const* text)
     };
     if (key == "copies") {
       o.copies = as_int(1, 32);
+    } else if (key == "cluster") {
+      o.cluster = as_int(0, 16);
     } else if (key == "points_per_thread") {
       o.points_per_thread = as_int(1, 64);
     } else if (key == "input") {
@@ -192,7 +197,7 @@ inline policy_override parse_policy_override(char const* text)
       });
       TWOBODY_EXPECTS(known, ("TWOBODY_POLICY: input must be one of " + names + ", got '" + value + "'").c_str());
     } else {
-      TWOBODY_EXPECTS(false, ("TWOBODY_POLICY: unknown key '" + key + "' (known: input, points_per_thread, copies)").c_str());
+      TWOBODY_EXPECTS(false, ("TWOBODY_POLICY: unknown key '" + key + "' (known: input, points_per_thread, copies, cluster)").c_str());
     }
   }
   return o;
@@ -212,6 +217,54 @@ inline double diagonal_extra(problem const& p, cost_constants const& k)
   return p.mode == pair_mode::self ? k.diagonal_cost - 1.0 : 0.0;
 }
 
+/// The cluster-shared histogram layout (output::cluster_privatized) of least predicted time for
+/// candidate `c` (a cluster kernel): clusters of 2, 4, 8 or 16 blocks (or `cluster` when not 0)
+/// and 1..32 copies per share (or `copies` when not 0), in as few passes as the cluster's shared
+/// memory allows. A plan with infinite predicted time when nothing fits.
+inline policy_plan choose_cluster_layout(problem const& p, device_info const& dev, input_candidate const& c, int cluster = 0,
+                                         int copies = 0)
+{
+  policy_plan best;
+  best.predicted_seconds = std::numeric_limits<double>::infinity();
+  cost_constants const k = h100_constants(c);
+  long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
+  long long const items  = tile_pairs(p, tile);
+  auto const counter_bytes    = static_cast<std::size_t>(p.counter_bytes);
+  std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
+  for (int cl : {2, 4, 8, 16, 1}) {
+    if (cluster != 0 ? cl != cluster : cl == 1) { continue; }
+    for (int h = 1; h <= 32; h *= 2) {
+      if ((copies != 0 && h != copies) || smem_left < h * counter_bytes) { continue; }
+      detail::privatized_plan const layout = detail::plan_cluster(p.slots, cl, h, counter_bytes, smem_left);
+      occupancy const occ = blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
+      if (occ.blocks_per_sm == 0) { continue; }
+      long long const resident = cluster_resident_blocks(dev, occ.blocks_per_sm, cl);
+      if (resident == 0) { continue; }
+      double const lat = cluster_latency(layout.window, cl, h, k.histogram, k.cluster);
+      double const t   = layout.passes * predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat,
+                                                           k.histogram, diagonal_extra(p, k), resident);
+      if (t < best.predicted_seconds) {
+        best                   = policy_plan{};
+        best.input             = c;
+        best.output            = output_kind::cluster_privatized;
+        best.cluster           = cl;
+        best.copies            = h;
+        best.passes            = layout.passes;
+        best.window            = layout.window;
+        best.dynamic_smem      = layout.smem;
+        best.occ               = occ;
+        best.rounds            = layout.passes * ((items + resident - 1) / resident);
+        best.predicted_seconds = t;
+        std::ostringstream why;
+        why << p.slots << " slots x " << p.counter_bytes << " B over the shared memory of " << cl
+            << " blocks (a thread-block cluster), " << (cl - 1) << " of " << cl << " updates remote";
+        best.reason = why.str();
+      }
+    }
+  }
+  return best;
+}
+
 }  // namespace model
 
 /// The candidates the one-call forms compile for a problem (model/registry.cuh: the shapes
@@ -228,10 +281,13 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
     using entry = decltype(e);
     model::for_each_shape(typename entry::one_call{}, [&](auto shape) {
       using S = decltype(shape);
-      if ((S::uses & use) == 0 || !model::points_per_thread_fit(p.value_bytes, p.dims, S::points_per_thread)) { return; }
+      if (!model::points_per_thread_fit(p.value_bytes, p.dims, S::points_per_thread)) { return; }
       std::size_t const tile_bytes =
         entry::tile_in_shared_memory ? static_cast<std::size_t>(S::block_threads) * S::points_per_thread * point_bytes : 0;
-      c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes});
+      if ((S::uses & use) != 0) { c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes}); }
+      if (p.kind == statistic_kind::histogram && (S::uses & model::for_cluster_histogram) != 0) {
+        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes, true});
+      }
     });
   });
   return c;
@@ -309,7 +365,15 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
 
   TWOBODY_EXPECTS(p.slots >= 1 && p.counter_bytes >= 1, "choose_policy: a histogram needs slots and counter bytes");
   auto const counter_bytes = static_cast<std::size_t>(p.counter_bytes);
+  bool const clusters      = dev.cc_major >= 9 && force.cluster != 0;
   for (auto const& c : allowed) {
+    if (c.cluster) {
+      if (!clusters) { continue; }
+      policy_plan const plan = model::choose_cluster_layout(p, dev, c, force.cluster > 0 ? force.cluster : 0, force.copies);
+      if (plan.predicted_seconds < best.predicted_seconds) { best = plan; }
+      continue;
+    }
+    if (force.cluster > 0) { continue; }
     cost_constants const k = h100_constants(c);
     long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
     long long const items  = model::tile_pairs(p, tile);
@@ -323,7 +387,9 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       double const t   = layout.passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count,
                                                                   lat, k.histogram, model::diagonal_extra(p, k));
       if (t < best.predicted_seconds) {
+        best                   = policy_plan{};
         best.input             = c;
+        best.output            = output_kind::warp_privatized;
         best.copies            = layout.copies;
         best.passes            = layout.passes;
         best.window            = layout.window;
@@ -331,6 +397,10 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
         best.occ               = occ;
         best.rounds            = layout.passes * model::rounds(items, occ.blocks_per_sm, dev.sm_count);
         best.predicted_seconds = t;
+        std::ostringstream why;
+        why << p.slots << " slots x " << p.counter_bytes << " B: " << model::lanes_per_copy(layout.copies)
+            << " lanes per copy over " << model::conflict_slots(layout.window, layout.copies) << " bank-distinct slots";
+        best.reason = why.str();
       }
     };
     bool any_fit = false;
@@ -345,13 +415,11 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     }
   }
   TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0,
-                  force.copies != 0 ? "TWOBODY_POLICY: the forced number of copies does not fit in shared memory"
-                                    : "choose_policy: no composition fits on this GPU");
-  best.output = output_kind::warp_privatized;
-  std::ostringstream why;
-  why << p.slots << " slots x " << p.counter_bytes << " B: " << model::lanes_per_copy(best.copies)
-      << " lanes per copy over " << model::conflict_slots(best.window, best.copies) << " bank-distinct slots";
-  best.reason = why.str();
+                  force.cluster > 0 && dev.cc_major < 9 ? "TWOBODY_POLICY: cluster needs compute capability 9.0 or newer"
+                  : force.cluster > 0                   ? "TWOBODY_POLICY: no cluster layout of that size fits, or no input was compiled for clusters"
+                  : force.copies != 0 ? "TWOBODY_POLICY: the forced number of copies does not fit in shared memory"
+                                      : "choose_policy: no composition fits on this GPU");
+  best.forced = force.any();
   return best;
 }
 

@@ -15,8 +15,8 @@ enum class statistic_kind {
 
 enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive };
 /// The output policy families. The cost model chooses among registers, per_point_sum,
-/// warp_privatized and direct_output_buffer; the others are explicit choices (baselines and
-/// fallbacks).
+/// warp_privatized, cluster_privatized and direct_output_buffer; the others are explicit
+/// choices (baselines and fallbacks).
 enum class output_kind {
   registers,
   per_point_sum,
@@ -24,7 +24,8 @@ enum class output_kind {
   direct_output_buffer,
   block_privatized,
   global_atomics,
-  two_pass
+  two_pass,
+  cluster_privatized
 };
 
 }  // namespace twobody

@@ -31,6 +31,13 @@ struct privatization_constants {
   double saturation_warps;  ///< resident warps per SM from which the kernel runs at full rate
 };
 
+/// Constants of the cluster-shared histogram's updates (model::cluster_latency).
+struct cluster_constants {
+  double local_factor;         ///< an update through the cluster window to the own block, over a plain shared atomic
+  double remote;               ///< seconds per pair per SM added by a remote update, clusters of 2
+  double remote_per_doubling;  ///< ... and added per doubling of the cluster beyond 2
+};
+
 namespace model {
 
 /// p_k: probability that k lanes hit k distinct slots out of `slots` (Eq. 5).
@@ -101,6 +108,29 @@ inline detail::privatized_plan choose_copies(int slots, std::size_t counter_byte
   return best;
 }
 
+/// Blocks resident at once when the launch is made of clusters of `cluster` blocks (a cluster
+/// runs whole or not at all; the grid is whole clusters).
+inline long long cluster_resident_blocks(device_info const& dev, int blocks_per_sm, int cluster)
+{
+  long long const all = static_cast<long long>(blocks_per_sm) * dev.sm_count;
+  return cluster > 1 ? all / cluster * cluster : all;
+}
+
+/// Latency of one update of a histogram shared by a cluster of `cluster` blocks, `copies` lane
+/// copies per share (output/cluster_histogram.cuh): an update through the cluster window costs
+/// local_factor times a block-private one, and the (cluster - 1) / cluster of the updates that
+/// go to another SM's shared memory add remote + remote_per_doubling x log2(cluster / 2) each.
+inline double cluster_latency(int window, int cluster, int copies, privatization_constants const& k,
+                              cluster_constants const& cc)
+{
+  int const lanes    = std::max(1, lanes_per_copy(copies) / std::max(1, cluster));
+  double const slots = conflict_slots((window + cluster - 1) / cluster, copies);
+  double const local = cc.local_factor * update_latency(lanes, slots, k.c_l, k.c_lp);
+  if (cluster <= 1) { return local; }
+  double const remote = cc.remote + cc.remote_per_doubling * std::log2(cluster / 2.0);
+  return local + (cluster - 1.0) / cluster * remote;
+}
+
 /// Predicted run time (seconds): rounds x the time one SM needs for one tile pair per
 /// resident block (Eq. 1 and 2). Each SM shares its issue rate among its resident blocks,
 /// so a round takes blocks x tile_pairs_points^2 x L, divided by the fraction of the full rate
@@ -112,13 +142,15 @@ inline detail::privatized_plan choose_copies(int slots, std::size_t counter_byte
 /// tile shape when there are only a few rounds.
 inline double predicted_seconds(long long work_items, long long pairs_per_item, occupancy const& occ, int block_threads,
                                 int sm_count, double latency, privatization_constants const& k,
-                                double critical_extra = 0.0)
+                                double critical_extra = 0.0, long long resident_blocks = 0)
 {
   if (work_items <= 0) { return 0.0; }
   TWOBODY_EXPECTS(occ.blocks_per_sm > 0, "privatization model: the kernel does not fit on an SM");
   double const warps = occ.warps_per_sm(block_threads);
   double const rate  = std::min(1.0, warps / k.saturation_warps);
-  long long const r  = rounds(work_items, occ.blocks_per_sm, sm_count);
+  // resident_blocks: fewer than blocks_per_sm x sm_count where clusters leave SMs out.
+  long long const r = resident_blocks > 0 ? (work_items + resident_blocks - 1) / resident_blocks
+                                          : rounds(work_items, occ.blocks_per_sm, sm_count);
   return (static_cast<double>(r) + critical_extra) * occ.blocks_per_sm * static_cast<double>(pairs_per_item) * latency /
          rate;
 }

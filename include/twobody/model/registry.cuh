@@ -17,6 +17,7 @@
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy_kinds.cuh>
+#include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/per_point.cuh>
@@ -28,17 +29,33 @@
 
 namespace twobody {
 
+// The cost of a cluster-shared histogram's updates (cluster_privatized) relative to a block's own
+// copies. H100, measured with bench_bins --explore, 2026-11-25: a 2^20-point SDH, 4096 bins,
+// shuffle_tile<256, 4>, one copy per share, clusters of 1, 2, 4, 8 and 16 blocks: 0.59, 3.77,
+// 7.35, 11.3 and 15.6 s (against 0.25 s for the block-private copies the model picks). Remote
+// updates (red.shared::cluster to another SM) cost 25 to 60 times a local one, more the more
+// blocks a warp's updates spread over.
+namespace model {
+inline constexpr cluster_constants h100_cluster{2.14, 1.49e-9, 0.75e-9};
+}  // namespace model
+
 /// The model's constants for one input candidate on one GPU.
 struct cost_constants {
   privatization_constants histogram;  ///< privatized histograms
   double reduction_c_l;               ///< seconds per pair per SM of a pair count (registers output)
   double diagonal_cost;               ///< time of a diagonal tile pair (self mode) over an off-diagonal one
+  cluster_constants cluster = model::h100_cluster;  ///< cluster_privatized (the same for every input)
 };
 
 namespace model {
 
 /// Statistics a compiled shape serves in the one-call forms (bit set).
-enum statistic_use : unsigned { for_reduction = 1u, for_histogram = 2u, for_per_point = 4u };
+enum statistic_use : unsigned {
+  for_reduction         = 1u,
+  for_histogram         = 2u,  ///< privatized histograms (warp_privatized)
+  for_per_point         = 4u,
+  for_cluster_histogram = 8u,  ///< cluster-shared histograms (cluster_privatized, sm_90+)
+};
 
 /// A shape the one-call forms compile for an input policy, with its kernels' registers per
 /// thread on sm_90 (-Xptxas -v), which plan without a GPU; with one, the real counts are read.
@@ -100,7 +117,8 @@ struct input_entry<input_kind::shuffle_tile> {
   static constexpr bool tile_in_shared_memory = false;
   template <int B, int R>
   using type     = input::shuffle_tile<B, R>;
-  using one_call = shape_list<compiled_shape<for_histogram, 256, 4, 96>>;  // frees shared memory for copies
+  // No tile in shared memory: it is all the copies' (and the cluster shares').
+  using one_call = shape_list<compiled_shape<for_histogram, 256, 4, 96>, compiled_shape<for_cluster_histogram, 256, 4, 96>>;
   static constexpr cost_constants h100(int) { return {{6.307e-11, h100_c_lp, h100_saturation}, 4.0e-11, 3.54}; }
 };
 
@@ -205,12 +223,19 @@ struct output_entry<output_kind::two_pass> {
   static constexpr bool chosen_by_model = false;  // count, scan, write: the join baseline
 };
 
+template <>
+struct output_entry<output_kind::cluster_privatized> {
+  using type                         = output::cluster_privatized;
+  static constexpr unsigned statistics = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = true;  // where the copies a block holds are too few (sm_90+)
+};
+
 template <output_kind... K>
 struct output_kinds {};
 using registered_outputs =
   output_kinds<output_kind::registers, output_kind::per_point_sum, output_kind::warp_privatized,
                output_kind::direct_output_buffer, output_kind::block_privatized, output_kind::global_atomics,
-               output_kind::two_pass>;
+               output_kind::two_pass, output_kind::cluster_privatized>;
 
 /// Calls fn(output_entry<K>{}) for every registered output policy.
 template <class Fn, output_kind... K>

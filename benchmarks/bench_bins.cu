@@ -1,0 +1,223 @@
+// bench_bins: histograms with many bins (issue "histograms at the limit"). A 2^20-point
+// self-pair histogram (float, 3-D uniform in a 100^3 box) for 4 k .. 1 M bins, side by side in
+// one run:
+//   <problem>/bins:<b>/one_call        the one-call histogram (the cost model's choice; with
+//                                       thread-block clusters on sm_90)
+//   <problem>/bins:<b>/no_clusters     the one-call plan without clusters (TWOBODY_POLICY=cluster=0):
+//                                       fewer copies, then several passes over all pairs
+//   <problem>/bins:<b>/global_atomics  one global atomic per pair (shared_tile<256, 4>)
+//   <problem>/bins:<b>/cluster:<C>/copies:<H>/<input>   explicit cluster_privatized layouts
+// Problems: sdh (squared_euclidean + distance_bins over [0, 100 sqrt 3)) and rp_pi (2-D
+// (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 64 x 64 .. 1024 x 1024).
+// Counters: pairs_per_s, bins, predicted_s (the plan's predicted time), cluster, copies, passes.
+// Each time is the median of --reps (default 5) CUDA-event intervals around one call, fewer for
+// slow calls (3 when the first takes over 2 s, 1 over 10 s; counter timed_calls), after a warm-up
+// on a prefix of the points; the inputs rotate over copies so that each call starts outside L2.
+//
+//   bench_bins [--n=1048576] [--reps=5] [--explore] --benchmark_out=bins.json --benchmark_out_format=json
+//   scripts/bins_table.py bins.json   (the table and the plot of rate against bins)
+#include "bench_common.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+using namespace bench;
+
+long long n_points = 1ll << 20;
+int reps           = 5;
+bool explore       = false;  // every cluster size and copies (a slow, wide sweep for calibration)
+
+using st4 = twobody::input::shared_tile<256, 4>;
+using sh4 = twobody::input::shuffle_tile<256, 4>;
+
+std::vector<int> const sdh_sweep{4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+std::vector<int> const rp_pi_sides{64, 128, 256, 512, 1024};
+
+struct sdh_problem {
+  static constexpr char const* name = "sdh";
+  twobody::squared_euclidean f{};
+  twobody::distance_bins<float> bins;
+  explicit sdh_problem(int b) : bins(sdh_range, b) {}
+};
+
+struct rp_pi_problem {
+  static constexpr char const* name = "rp_pi";
+  twobody::rp_pi_separation f{};
+  twobody::bins_2d<twobody::uniform_bins<float>, twobody::uniform_bins<float>> bins;
+  explicit rp_pi_problem(int side) : bins{{0.f, 100.f, side}, {0.f, 100.f, side}} {}
+};
+
+enum class path { one_call, no_clusters, global_atomics, cluster, passes };
+
+/// One timed call per iteration; `reps` iterations after a warm-up, reported as one median.
+/// `cluster` is the cluster size for path::cluster and the number of passes for path::passes.
+template <class Problem, class Input = sh4>
+void bench_bins(benchmark::State& state, Problem prob, path which, int cluster = 0, int copies = 0)
+{
+  guarded(state, [&] {
+    auto const data = rotated<float>(n_points);
+    std::size_t const slots = static_cast<std::size_t>(prob.bins.size()) + 1;
+    device_scratch counts(sizeof(unsigned long long) * slots);
+    auto const pairs0 = twobody::self_pairs(data[0]);
+    twobody::policy_plan plan;
+    if (which == path::one_call) {
+      plan = twobody::plan_histogram(pairs0, prob.f, prob.bins);
+    } else if (which == path::no_clusters) {
+      setenv("TWOBODY_POLICY", "cluster=0", 1);
+      plan = twobody::plan_histogram(pairs0, prob.f, prob.bins);
+      unsetenv("TWOBODY_POLICY");
+    } else if (which == path::cluster) {
+      using kernel = twobody::detail::cluster_kernel<Input, twobody::points<float, 3>, decltype(prob.f),
+                                                     decltype(prob.bins), unsigned long long>;
+      twobody::problem p = twobody::detail::sizes_of(pairs0, twobody::statistic_kind::histogram);
+      p.slots            = static_cast<int>(slots);
+      p.counter_bytes    = 4;
+      p.output_bytes     = static_cast<long long>(slots) * 4;
+      plan = twobody::model::choose_cluster_layout(p, twobody::device_info::get(),
+                                                   twobody::detail::candidate_of<Input, kernel>(true), cluster, copies);
+    }
+    twobody::detail::privatized_plan windows;  // path::passes: one copy in `cluster` equal windows
+    if (which == path::passes) {
+      int const per = static_cast<int>((slots + cluster - 1) / cluster);
+      windows       = twobody::detail::plan_privatized(static_cast<int>(slots), 1, 4, static_cast<std::size_t>(per) * 4);
+      using kernel  = twobody::detail::privatized_kernel<Input, twobody::points<float, 3>, decltype(prob.f),
+                                                        decltype(prob.bins), unsigned long long, true>;
+      if (windows.smem > kernel::dynamic_smem_limit()) { state.SkipWithError("window past shared memory"); return; }
+    }
+    auto call = [&](cudaStream_t s, long long it) {
+      auto const pairs = twobody::self_pairs(data[static_cast<std::size_t>(it) % data.size()]);
+      switch (which) {
+        case path::passes:
+          EXAMPLE_CUDA_CHECK(cudaMemsetAsync(counts.ptr, 0, sizeof(unsigned long long) * slots, s));
+          twobody::detail::launch_privatized<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
+                                                    prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
+          break;
+        case path::one_call:
+        case path::no_clusters:
+          twobody::detail::run_planned_histogram(pairs, prob.f, prob.bins, counts.as<unsigned long long>(), plan, s);
+          break;
+        case path::global_atomics:
+          twobody::histogram<st4>(pairs, prob.f, prob.bins, counts.as<unsigned long long>(), twobody::output::global_atomics{}, s);
+          break;
+        case path::cluster:
+          twobody::histogram<Input>(pairs, prob.f, prob.bins, counts.as<unsigned long long>(),
+                                    twobody::output::cluster_privatized{cluster, copies}, s);
+          break;
+      }
+    };
+    gpu_timer t;
+    {  // warm-up on a prefix (module load, kernel attributes), not a full call: some paths take seconds
+      auto const pairs = twobody::self_pairs(data[0]);
+      auto prefix      = pairs;
+      prefix.a.size = prefix.b.size = std::min<long long>(pairs.a.size, 8192);
+      if (which == path::passes) {
+        twobody::detail::launch_privatized<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), windows, t.stream);
+      } else if (which == path::cluster) {
+        twobody::histogram<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(),
+                                  twobody::output::cluster_privatized{cluster, copies}, t.stream);
+      } else if (which == path::global_atomics) {
+        twobody::histogram<st4>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), twobody::output::global_atomics{},
+                                t.stream);
+      } else {
+        twobody::detail::run_planned_histogram(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), plan, t.stream);
+      }
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(t.stream));
+    }
+    std::vector<double> times;
+    for (auto _ : state) {
+      // `reps` timed calls, fewer where one call is slow (3 past 2 s, 1 past 10 s); their median.
+      for (long long it = 0; it < reps; ++it) {
+        EXAMPLE_CUDA_CHECK(cudaEventRecord(t.start, t.stream));
+        call(t.stream, it);
+        EXAMPLE_CUDA_CHECK(cudaEventRecord(t.stop, t.stream));
+        EXAMPLE_CUDA_CHECK(cudaEventSynchronize(t.stop));
+        float ms = 0.f;
+        EXAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms, t.start, t.stop));
+        times.push_back(double(ms) * 1e-3);
+        if ((times[0] > 10.0) || (times[0] > 2.0 && times.size() >= 3)) { break; }
+      }
+      std::vector<double> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      state.SetIterationTime(sorted[sorted.size() / 2]);
+    }
+    state.counters["timed_calls"] = static_cast<double>(times.size());
+    set_counters(state, self_pair_count(n_points));
+    state.counters["bins"] = static_cast<double>(prob.bins.size());
+    if (which == path::passes) {
+      state.counters["passes"] = windows.passes;
+      state.counters["copies"] = 1;
+    } else if (which != path::global_atomics) {
+      state.counters["predicted_s"] = plan.predicted_seconds;
+      state.counters["cluster"]     = plan.cluster;
+      state.counters["copies"]      = plan.copies;
+      state.counters["passes"]      = plan.passes;
+      state.SetLabel(plan.to_string());
+    }
+  });
+}
+
+template <class Fn>
+void add(std::string const& name, Fn&& fn)
+{
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+  b->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+}
+
+template <class Problem>
+void register_problem(std::string const& prefix, int arg)
+{
+  Problem const prob(arg);
+  std::string const base = std::string(Problem::name) + "/bins:" + std::to_string(prob.bins.size());
+  add(base + "/one_call", [=](benchmark::State& s) { bench_bins(s, prob, path::one_call); });
+  add(base + "/no_clusters", [=](benchmark::State& s) { bench_bins(s, prob, path::no_clusters); });
+  add(base + "/global_atomics", [=](benchmark::State& s) { bench_bins(s, prob, path::global_atomics); });
+  if (!explore) { return; }
+  for (int passes : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+    if (static_cast<long long>(prob.bins.size()) + 1 > 56000LL * passes) { continue; }  // windows past shared memory
+    std::string const name = base + "/passes:" + std::to_string(passes);
+    add(name + "/shared_tile8", [=](benchmark::State& s) {
+      bench_bins<Problem, twobody::input::shared_tile<256, 8>>(s, prob, path::passes, passes);
+    });
+    add(name + "/shuffle_tile", [=](benchmark::State& s) { bench_bins<Problem, sh4>(s, prob, path::passes, passes); });
+  }
+  for (int c : {1, 2, 4, 8, 16}) {
+    for (int h : {1, 4}) {
+      if (prob.bins.size() > 4096 && (h != 1 || c > 4)) { continue; }  // slow: 1 to 16 s a call at 4096 bins
+      std::string const name = base + "/cluster:" + std::to_string(c) + "/copies:" + std::to_string(h);
+      add(name + "/shuffle_tile", [=](benchmark::State& s) { bench_bins<Problem, sh4>(s, prob, path::cluster, c, h); });
+      if (h == 1) {
+        add(name + "/shared_tile", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::cluster, c, h); });
+      }
+    }
+  }
+  (void)prefix;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (char const* v = value_of(argv[i], "--n")) {
+      n_points = std::atoll(v);
+    } else if (char const* r = value_of(argv[i], "--reps")) {
+      reps = std::max(1, std::atoi(r));
+    } else if (std::strcmp(argv[i], "--explore") == 0) {
+      explore = true;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  if (record_context()) {
+    for (int b : sdh_sweep) { register_problem<sdh_problem>("sdh", b); }
+    for (int side : rp_pi_sides) { register_problem<rp_pi_problem>("rp_pi", side); }
+  }
+  return run_registered(argc, argv);
+}
