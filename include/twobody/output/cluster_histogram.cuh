@@ -113,24 +113,20 @@ struct cluster_histogram_agent {
 
   __device__ void add(int slot, Counter c)
   {
-    // Outside the pass's window: predicated off, not branched around (see privatized_histogram_agent).
     slot -= p.window_begin;
-    unsigned const keep = static_cast<unsigned>(slot) < static_cast<unsigned>(p.window_size) ? 1u : 0u;
+    if (static_cast<unsigned>(slot) >= static_cast<unsigned>(p.window_size)) { return; }  // a branch: see privatized_histogram_agent
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     unsigned const local = __umulhi(static_cast<unsigned>(slot) * 2u, p.rank_divisor);  // slot / cluster
-    unsigned const owner = keep ? static_cast<unsigned>(slot) - local * static_cast<unsigned>(p.cluster) : 0u;
+    unsigned const owner = static_cast<unsigned>(slot) - local * static_cast<unsigned>(p.cluster);
     unsigned addr        = h_shared + local * stride_bytes + mine_bytes;
     asm("mapa.shared::cluster.u32 %0, %0, %1;" : "+r"(addr) : "r"(owner));
     if constexpr (cuda::std::is_same_v<Counter, unsigned int>) {
-      asm volatile("{\n\t.reg .pred k;\n\tsetp.ne.u32 k, %2, 0;\n\t@k red.relaxed.cluster.shared::cluster.add.u32 [%0], %1;\n\t}"
-                   ::"r"(addr), "r"(c), "r"(keep) : "memory");
+      asm volatile("red.relaxed.cluster.shared::cluster.add.u32 [%0], %1;" ::"r"(addr), "r"(c) : "memory");
     } else {
-      asm volatile("{\n\t.reg .pred k;\n\tsetp.ne.u32 k, %2, 0;\n\t@k red.relaxed.cluster.shared::cluster.add.f64 [%0], %1;\n\t}"
-                   ::"r"(addr), "d"(c), "r"(keep) : "memory");
+      asm volatile("red.relaxed.cluster.shared::cluster.add.f64 [%0], %1;" ::"r"(addr), "d"(c) : "memory");
     }
 #else
     (void)c;
-    (void)keep;
     __trap();
 #endif
   }
