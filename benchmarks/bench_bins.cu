@@ -79,7 +79,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
       p.counter_bytes    = 4;
       p.output_bytes     = static_cast<long long>(slots) * 4;
       plan = twobody::model::choose_cluster_layout(p, twobody::device_info::get(),
-                                                   twobody::detail::candidate_of<Input, kernel>(true), cluster, copies);
+                                                   twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::cluster_privatized), cluster, copies);
     }
     twobody::detail::privatized_plan windows;  // path::passes: one copy in `cluster` equal windows
     if (which == path::passes) {

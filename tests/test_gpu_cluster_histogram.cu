@@ -222,6 +222,25 @@ TEST(GpuClusterHistogram, OneCallPlansClustersOnlyWhereFaster)
   }
 }
 
+// Past about 400 k bins the one-call form plans one global atomic per pair (measured faster than
+// passes over windows) and its counts stay the CPU backend's.
+TEST(GpuClusterHistogram, OneCallTakesGlobalAtomicsForHugeHistograms)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> ha(20000, 41), hb(3000, 42);
+  tbt::device_points<float, 3> a(ha), b(hb);
+  int const nbins = 1500000;  // scale 125: values at 125 x + 62.5, off the edges
+  for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
+    auto const pairs = tbt::make_pairs(m, a.view(), b.view());
+    policy_plan const plan = plan_histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
+    EXPECT_EQ(plan.output, output_kind::global_atomics) << plan;
+    auto counts = tbt::poisoned<unsigned long long>(nbins + 1);
+    histogram(pairs, squared_euclidean{}, bins_of<float>(nbins), thrust::raw_pointer_cast(counts.data()));
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(to_host(counts), reference(m, ha, hb, nbins)) << tbt::mode_name(m);
+  }
+}
+
 TEST(GpuClusterHistogram, BadArgumentsThrow)
 {
   REQUIRE_CLUSTERS();

@@ -327,10 +327,12 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
     return n;
   };
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257))),
-            (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shuffle_tile<256, 4>",
-                                      "shuffle_tile<256, 4>+cluster"}));
+            (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics",
+                                      "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257, 4, 8))),
-            (std::vector<std::string>{"shared_tile<256, 4>", "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
+            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics", "shuffle_tile<256, 4>",
+                                      "shuffle_tile<256, 4>+cluster"}));
+  static_assert(std::is_same_v<detail::global_histogram_inputs<points<float, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::cluster_histogram_inputs<points<float, 3>>, detail::input_list<input::shuffle_tile<256, 4>>>);
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
             (std::vector<std::string>{"shared_tile<256, 4>"}));
@@ -362,7 +364,7 @@ TEST(Registry, OutputPoliciesAreRegisteredOnce)
     EXPECT_STRNE(to_string(entry::type::kind), "?");
   });
   EXPECT_EQ(entries, 8);
-  EXPECT_EQ(chosen, 5);  // registers, per_point_sum, warp_privatized, direct_output_buffer, cluster_privatized
+  EXPECT_EQ(chosen, 6);  // all but block_privatized and two_pass (baselines)
   EXPECT_EQ(served, model::serves(statistic_kind::reduction) | model::serves(statistic_kind::histogram) |
                       model::serves(statistic_kind::per_point) | model::serves(statistic_kind::pair_list));
   static_assert(output::warp_privatized::kind == output_kind::warp_privatized);
@@ -424,12 +426,12 @@ TEST_F(no_policy_env, ClusterModelFollowsTheMeasuredCosts)
   // Whole clusters: 132 SMs x 1 block hold 8 clusters of 16 (128 blocks).
   EXPECT_EQ(model::cluster_resident_blocks(h, 1, 16), 128);
   EXPECT_EQ(model::cluster_resident_blocks(h, 3, 1), 396);
-  // On the H100 the model keeps histograms off clusters at every bin count of the sweep (the
-  // passes over windows measured faster), and the T4 description never offers them.
+  // On the H100 the model keeps histograms off clusters at every bin count of the sweep (passes
+  // over windows, and global atomics past about 400 k bins, measured faster).
   for (int slots : {4097, 65537, 262145, 1048577}) {
     policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h);
-    EXPECT_EQ(p.output, output_kind::warp_privatized) << slots << ": " << p;
-    input_candidate c{input_kind::shuffle_tile, 256, 4, 96, 0, true};
+    EXPECT_NE(p.output, output_kind::cluster_privatized) << slots << ": " << p;
+    input_candidate c{input_kind::shuffle_tile, 256, 4, 96, 0, output_kind::cluster_privatized};
     policy_plan const forced = model::choose_cluster_layout(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h, c);
     EXPECT_EQ(forced.output, output_kind::cluster_privatized);
     EXPECT_GT(forced.predicted_seconds, p.predicted_seconds) << slots;
@@ -438,4 +440,33 @@ TEST_F(no_policy_env, ClusterModelFollowsTheMeasuredCosts)
   EXPECT_EQ(model::parse_policy_override("cluster=0").cluster, 0);
   EXPECT_EQ(model::parse_policy_override("cluster=16").cluster, 16);
   EXPECT_EQ(model::parse_policy_override("").cluster, -1);
+}
+
+// The model's predicted times against the H100's measured ones across the bins sweep (2^20-point
+// SDH, benchmarks/results/bins-faff8df-h100-2026-11-25/ and, for 262144 bins in 5 passes, the
+// 2026-11-23 figure the histograms issue quotes): within 25% where the choice rests on them, and
+// the choice is the measured fastest of passes and global atomics.
+TEST_F(no_policy_env, PredictionsFollowTheMeasuredBinsSweep)
+{
+  device_info const h = device_info::h100_sxm();
+  struct row {
+    int bins;
+    output_kind output;
+    double measured_s;
+  };
+  for (row const r : {row{4096, output_kind::warp_privatized, 0.2474}, row{8192, output_kind::warp_privatized, 0.2551},
+                      row{16384, output_kind::warp_privatized, 0.2592}, row{32768, output_kind::warp_privatized, 0.2886},
+                      row{65536, output_kind::warp_privatized, 1.371}, row{262144, output_kind::warp_privatized, 4.36},
+                      row{1048576, output_kind::global_atomics, 6.054}}) {
+    policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, r.bins + 1), h);
+    EXPECT_EQ(p.output, r.output) << r.bins << ": " << p;
+    EXPECT_NEAR(p.predicted_seconds / r.measured_s, 1.0, 0.25) << r.bins << ": " << p;
+  }
+  // Global atomics only where the bins are many: the passes win below about 400 k.
+  EXPECT_EQ(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 300001), h).output,
+            output_kind::warp_privatized);
+  EXPECT_EQ(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 600001), h).output,
+            output_kind::global_atomics);
+  EXPECT_NE(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 600001), h).to_string().find("global"),
+            std::string::npos);
 }

@@ -85,9 +85,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   if (pairs.count() == 0) { return; }
   detail::staged_pairs<Points> const staged(pairs, stream);
-  pair_set<Points> const dev = staged.pairs();
-  using kernel = detail::pair_kernel<Input, detail::global_histogram_agent<Binning, Count, Input::block_threads>, Points, F>;
-  kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{bins, d_counts}, stream);
+  detail::launch_global<Input>(staged.pairs(), f, bins, d_counts, stream);
 }
 
 /// One-call histogram into device memory (asynchronous): the cost model picks the input

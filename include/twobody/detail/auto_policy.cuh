@@ -17,18 +17,18 @@ struct input_list {
 
 /// The cost model's view of one compiled kernel: its input shape and real resources.
 template <class Input, class Kernel>
-input_candidate candidate_of(bool cluster = false)
+input_candidate candidate_of(output_kind histogram_output = output_kind::warp_privatized)
 {
   kernel_resources const r = Kernel::resources();
-  return {Input::kind, Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem, cluster};
+  return {Input::kind, Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem, histogram_output};
 }
 
-/// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs
-/// (`cluster`: the cluster-shared histogram's kernels).
+/// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs (for
+/// histograms, with the output `histogram_output`).
 template <template <class> class KernelOf, class... Inputs>
-std::vector<input_candidate> candidates_of(input_list<Inputs...>, bool cluster = false)
+std::vector<input_candidate> candidates_of(input_list<Inputs...>, output_kind histogram_output = output_kind::warp_privatized)
 {
-  return {candidate_of<Inputs, KernelOf<Inputs>>(cluster)...};
+  return {candidate_of<Inputs, KernelOf<Inputs>>(histogram_output)...};
 }
 
 /// Calls fn(Input{}) for the input of `List` that `plan` chose.
@@ -102,6 +102,10 @@ using histogram_inputs = one_call_inputs<model::for_histogram, Points>;
 /// The inputs the one-call histogram compiles a cluster-shared kernel for (sm_90+).
 template <class Points>
 using cluster_histogram_inputs = one_call_inputs<model::for_cluster_histogram, Points>;
+
+/// The inputs the one-call histogram compiles a global-atomics kernel for.
+template <class Points>
+using global_histogram_inputs = one_call_inputs<model::for_global_histogram, Points>;
 
 template <class Points>
 using per_point_inputs = one_call_inputs<model::for_per_point, Points>;

@@ -12,6 +12,7 @@
 #include <twobody/detail/staging.cuh>
 #include <twobody/detail/validate.cuh>
 #include <twobody/output/cluster_histogram.cuh>
+#include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
@@ -130,9 +131,23 @@ void launch_cluster(pair_set<Points> const& dev, F const& f, Binning const& bins
   }
 }
 
+/// The global-atomics histogram kernel of an input policy (output/global_atomics.cuh).
+template <class Input, class Points, class F, class Binning, class Count>
+using global_kernel = pair_kernel<Input, global_histogram_agent<Binning, Count, Input::block_threads>, Points, F>;
+
+/// One global atomic per pair, on pairs the kernels can read; d_counts is zeroed already.
+template <class Input, class Points, class F, class Binning, class Count>
+void launch_global(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts, cudaStream_t stream)
+{
+  using kernel = global_kernel<Input, Points, F, Binning, Count>;
+  kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{bins, d_counts}, stream);
+}
+
 /// The kernels the one-call histogram compiles for each input (the planner reads their resources).
 template <class Points, class F, class Binning, class Count>
 struct histogram_kernels {
+  template <class Input>
+  using global = global_kernel<Input, Points, F, Binning, Count>;
   template <class Input>
   using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
   template <class Input>
@@ -180,8 +195,7 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
     p.slots         = slots;
     p.counter_bytes = static_cast<int>(sizeof(Counter));
     p.output_bytes  = static_cast<long long>(slots) * p.counter_bytes;
-    input_candidate c = candidate_of<Input, kernel>();
-    c.cluster         = true;
+    input_candidate const c = candidate_of<Input, kernel>(output_kind::cluster_privatized);
     policy_plan const chosen = model::choose_cluster_layout(p, dev, c, cluster, copies);
     layout = {chosen.copies, chosen.window, chosen.passes, chosen.dynamic_smem, chosen.cluster};
   }

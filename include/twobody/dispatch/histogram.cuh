@@ -35,10 +35,14 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
   std::vector<input_candidate> candidates =
     detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
   if (dev.cc_major >= 9) {  // thread-block clusters
-    for (input_candidate const& c :
-         detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{}, true)) {
+    for (input_candidate const& c : detail::candidates_of<kernels::template cluster>(
+           detail::cluster_histogram_inputs<Points>{}, output_kind::cluster_privatized)) {
       candidates.push_back(c);
     }
+  }
+  for (input_candidate const& c :
+       detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics)) {
+    candidates.push_back(c);
   }
   return choose_policy(p, dev, candidates);
 }
@@ -52,13 +56,19 @@ void run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
                            policy_plan const& plan, cudaStream_t stream)
 {
   check_histogram_args<F>(pairs, bins, d_counts);
-  TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized,
+  TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized ||
+                    plan.output == output_kind::global_atomics,
                   "histogram: the plan is not a histogram's");
   TWOBODY_EXPECTS(plan.window * plan.passes >= bins.size() + 1, "histogram: the plan is for fewer bins");
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   if (pairs.count() == 0) { return; }
   staged_pairs<Points> const staged(pairs, stream);
   privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster};
+  if (plan.output == output_kind::global_atomics) {
+    with_chosen_input(global_histogram_inputs<Points>{}, plan.input,
+                      [&](auto in) { launch_global<decltype(in)>(staged.pairs(), f, bins, d_counts, stream); });
+    return;
+  }
   if (plan.output == output_kind::cluster_privatized) {
     with_chosen_input(cluster_histogram_inputs<Points>{}, plan.input, [&](auto in) {
       launch_cluster<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);

@@ -22,6 +22,7 @@
 #include <twobody/model/registry.cuh>
 #include <twobody/points.cuh>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <ostream>
@@ -94,11 +95,16 @@ struct input_candidate {
   int points_per_thread = 4;
   int regs_per_thread   = 0;      ///< 0: unknown (not limited)
   std::size_t static_smem = 0;    ///< the tile's shared memory
-  bool cluster          = false;  ///< the kernel is the cluster-shared histogram's (cluster_privatized)
+  /// Histograms: the output the candidate's kernel was compiled with (warp_privatized, or the
+  /// cluster_privatized and global_atomics kernels the one-call form compiles for some inputs).
+  output_kind histogram_output = output_kind::warp_privatized;
   std::string name() const
   {
     return std::string(to_string(input)) + "<" + std::to_string(block_threads) + ", " +
-           std::to_string(points_per_thread) + ">" + (cluster ? "+cluster" : "");
+           std::to_string(points_per_thread) + ">" +
+           (histogram_output == output_kind::cluster_privatized ? "+cluster"
+            : histogram_output == output_kind::global_atomics   ? "+global_atomics"
+                                                                : "");
   }
 };
 
@@ -211,6 +217,13 @@ inline long long tile_pairs(problem const& p, long long tile)
   return p.mode == pair_mode::self ? ra * (ra + 1) / 2 : ra * rb;
 }
 
+/// Pairs of a problem.
+inline double pair_count(problem const& p)
+{
+  double const a = static_cast<double>(p.n_a), b = static_cast<double>(p.n_b);
+  return p.mode == pair_mode::self ? a * (a - 1) / 2 : p.mode == pair_mode::ordered ? a * (a - 1) : a * b;
+}
+
 /// Extra rounds on the critical path from a diagonal tile pair (self mode only).
 inline double diagonal_extra(problem const& p, cost_constants const& k)
 {
@@ -286,7 +299,12 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
         entry::tile_in_shared_memory ? static_cast<std::size_t>(S::block_threads) * S::points_per_thread * point_bytes : 0;
       if ((S::uses & use) != 0) { c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes}); }
       if (p.kind == statistic_kind::histogram && (S::uses & model::for_cluster_histogram) != 0) {
-        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes, true});
+        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes,
+                     output_kind::cluster_privatized});
+      }
+      if (p.kind == statistic_kind::histogram && (S::uses & model::for_global_histogram) != 0) {
+        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes,
+                     output_kind::global_atomics});
       }
     });
   });
@@ -367,7 +385,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
   auto const counter_bytes = static_cast<std::size_t>(p.counter_bytes);
   bool const clusters      = dev.cc_major >= 9 && force.cluster != 0;
   for (auto const& c : allowed) {
-    if (c.cluster) {
+    if (c.histogram_output == output_kind::cluster_privatized) {
       if (!clusters) { continue; }
       policy_plan const plan = model::choose_cluster_layout(p, dev, c, force.cluster > 0 ? force.cluster : 0, force.copies);
       if (plan.predicted_seconds < best.predicted_seconds) { best = plan; }
@@ -375,6 +393,23 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     }
     if (force.cluster > 0) { continue; }
     cost_constants const k = h100_constants(c);
+    if (c.histogram_output == output_kind::global_atomics) {
+      if (force.copies != 0) { continue; }
+      // One L2 atomic per pair: the whole GPU's atomic rate, lower where few bins take them all.
+      double const t = model::pair_count(p) * (k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots);
+      if (t < best.predicted_seconds) {
+        best                   = policy_plan{};
+        best.input             = c;
+        best.output            = output_kind::global_atomics;
+        best.window            = p.slots;
+        best.occ               = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
+        best.rounds            = model::rounds(model::tile_pairs(p, static_cast<long long>(c.block_threads) * c.points_per_thread),
+                                               std::max(1, best.occ.blocks_per_sm), dev.sm_count);
+        best.predicted_seconds = t;
+        best.reason = std::to_string(p.slots) + " slots: one global atomic per pair beats passes over windows of the bins";
+      }
+      continue;
+    }
     long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
     long long const items  = model::tile_pairs(p, tile);
     std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
@@ -383,7 +418,10 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     auto consider = [&](detail::privatized_plan const& layout) {
       occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
       if (occ.blocks_per_sm == 0) { return; }
-      double const lat = model::privatized_latency(layout.window, layout.copies, k.histogram);
+      // Passes over windows (one copy, past shared memory) run slower per pair than one pass of the
+      // same layout (measured: model::h100_window_pass_factor).
+      double const lat = model::privatized_latency(layout.window, layout.copies, k.histogram) *
+                         (layout.passes > 1 ? k.window_pass_factor : 1.0);
       double const t   = layout.passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count,
                                                                   lat, k.histogram, model::diagonal_extra(p, k));
       if (t < best.predicted_seconds) {

@@ -39,12 +39,34 @@ namespace model {
 inline constexpr cluster_constants h100_cluster{2.14, 1.49e-9, 0.75e-9};
 }  // namespace model
 
+/// Histograms with one global atomic per pair (output::global_atomics): seconds per pair for the
+/// whole GPU, per_pair + per_pair_per_slot_inverse / slots (same-bin atomics serialize in L2).
+struct global_atomic_constants {
+  double per_pair;
+  double per_pair_per_slot_inverse;
+};
+namespace model {
+// H100, bench_bins 2026-11-25 (benchmarks/results/bins-faff8df-h100-2026-11-25/): a 2^20-point
+// SDH with shared_tile<256, 4> + global_atomics took 18.4, 7.31, 6.49 and 6.05 s at 4096, 65536,
+// 131072 and 1048576 bins (fitted within 8%).
+inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8};
+// Passes over windows of the bin range (one copy per block, past shared memory) take this many
+// times the model's time of one pass of the same layout: 2^20-point SDH, shared_tile<256, 8>,
+// one block per SM, 65536 bins in 2 passes 1.37 s, 262144 in 5 passes 4.36 s and 1048576 in 20
+// passes 15.4 s (the last two: bench_cost_model at 7f2d429, 2026-11-23) against about 0.28 s
+// predicted per pass. Not understood yet: no register spills, the same layout in one pass
+// (32768 bins) runs as predicted.
+inline constexpr double h100_window_pass_factor = 2.74;
+}  // namespace model
+
 /// The model's constants for one input candidate on one GPU.
 struct cost_constants {
   privatization_constants histogram;  ///< privatized histograms
   double reduction_c_l;               ///< seconds per pair per SM of a pair count (registers output)
   double diagonal_cost;               ///< time of a diagonal tile pair (self mode) over an off-diagonal one
   cluster_constants cluster = model::h100_cluster;  ///< cluster_privatized (the same for every input)
+  global_atomic_constants global = model::h100_global;  ///< global_atomics (the same for every input)
+  double window_pass_factor = model::h100_window_pass_factor;  ///< warp_privatized in several passes
 };
 
 namespace model {
@@ -55,6 +77,7 @@ enum statistic_use : unsigned {
   for_histogram         = 2u,  ///< privatized histograms (warp_privatized)
   for_per_point         = 4u,
   for_cluster_histogram = 8u,  ///< cluster-shared histograms (cluster_privatized, sm_90+)
+  for_global_histogram  = 16u, ///< histograms with one global atomic per pair (global_atomics)
 };
 
 /// A shape the one-call forms compile for an input policy, with its kernels' registers per
@@ -102,7 +125,7 @@ struct input_entry<input_kind::shared_tile> {
   template <int B, int R>
   using type     = input::shared_tile<B, R>;
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point, 256, 8, 128>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction, 256, 4, 126>>;
+                              compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram, 256, 4, 126>>;
   static constexpr cost_constants h100(int points_per_thread)
   {
     return points_per_thread >= 8 ? cost_constants{{5.521e-11, h100_c_lp, h100_saturation}, 3.349e-11, 1.92}
@@ -214,7 +237,7 @@ template <>
 struct output_entry<output_kind::global_atomics> {
   using type                         = output::global_atomics;
   static constexpr unsigned statistics = serves(statistic_kind::histogram);
-  static constexpr bool chosen_by_model = false;  // any bin count, no shared memory: a fallback
+  static constexpr bool chosen_by_model = true;  // past about 400 k bins it beats passes over windows
 };
 template <>
 struct output_entry<output_kind::two_pass> {
