@@ -17,6 +17,7 @@
 #pragma once
 
 #include <twobody/model/policy_kinds.cuh>
+#include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
@@ -54,7 +55,7 @@ constexpr unsigned cluster_rank_divisor(int c)
 constexpr int cluster_share(int window, int cluster) { return (window + cluster - 1) / cluster; }
 
 template <class Binning, class Count, class Counter, int BlockThreads>
-struct cluster_histogram_agent {
+struct cluster_histogram_agent : slot_updates<cluster_histogram_agent<Binning, Count, Counter, BlockThreads>, Counter> {
   static_assert(cuda::std::is_same_v<Counter, unsigned int> || cuda::std::is_same_v<Counter, double>,
                 "cluster histograms count in 32-bit unsigned or double shared counters");
   struct params {
@@ -129,30 +130,6 @@ struct cluster_histogram_agent {
     (void)c;
     __trap();
 #endif
-  }
-
-  template <class V>
-  __device__ void accumulate(V const& v)
-  {
-    add(slot_of(p.bins, v), Counter(1));
-  }
-  template <class V, class Wt>
-  __device__ void accumulate(V const& v, Wt w)
-  {
-    add(slot_of(p.bins, v), static_cast<Counter>(w));
-  }
-
-  // Padding pairs of a partial row tile add zero: the same atomics as a full tile, no branch.
-  static constexpr bool masked_accumulate = true;
-  template <class V>
-  __device__ void accumulate_masked(V const& v, bool keep)
-  {
-    add(slot_of(p.bins, v), Counter(keep ? 1 : 0));
-  }
-  template <class V, class Wt>
-  __device__ void accumulate_masked(V const& v, Wt w, bool keep)
-  {
-    add(slot_of(p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
   }
 
   /// Block-uniform, and cluster-uniform for the first flushes * flush_every units (the host

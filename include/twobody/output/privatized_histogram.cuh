@@ -42,8 +42,41 @@ struct warp_privatized {
 
 namespace detail {
 
+/// The statistic-agent side of a shared-memory histogram (CRTP): a pair's value becomes
+/// Agent::add(slot, increment), with the slot from the agent's bin map p.bins. Padding pairs of
+/// a partial row tile add zero: the same atomics as a full tile, no branch.
+template <class Agent, class Counter>
+struct slot_updates {
+  static constexpr bool masked_accumulate = true;
+
+  template <class V>
+  __device__ void accumulate(V const& v)
+  {
+    self().add(slot_of(self().p.bins, v), Counter(1));
+  }
+  template <class V, class Wt>
+  __device__ void accumulate(V const& v, Wt w)
+  {
+    self().add(slot_of(self().p.bins, v), static_cast<Counter>(w));
+  }
+  template <class V>
+  __device__ void accumulate_masked(V const& v, bool keep)
+  {
+    self().add(slot_of(self().p.bins, v), Counter(keep ? 1 : 0));
+  }
+  template <class V, class Wt>
+  __device__ void accumulate_masked(V const& v, Wt w, bool keep)
+  {
+    self().add(slot_of(self().p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
+  }
+
+ private:
+  __device__ Agent& self() { return static_cast<Agent&>(*this); }
+};
+
 template <class Binning, class Count, class Counter, int BlockThreads, bool Windowed>
-struct privatized_histogram_agent {
+struct privatized_histogram_agent
+  : slot_updates<privatized_histogram_agent<Binning, Count, Counter, BlockThreads, Windowed>, Counter> {
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
@@ -81,31 +114,6 @@ struct privatized_histogram_agent {
     }
     // Byte offsets keep the address one IMAD (slot * stride + mine) in the hot loop.
     atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (slot * stride_bytes + mine_bytes)), c);
-  }
-
-  template <class V>
-  __device__ void accumulate(V const& v)
-  {
-    add(slot_of(p.bins, v), Counter(1));
-  }
-
-  template <class V, class Wt>
-  __device__ void accumulate(V const& v, Wt w)
-  {
-    add(slot_of(p.bins, v), static_cast<Counter>(w));
-  }
-
-  // Padding pairs of a partial row tile add zero: the same atomics as a full tile, no branch.
-  static constexpr bool masked_accumulate = true;
-  template <class V>
-  __device__ void accumulate_masked(V const& v, bool keep)
-  {
-    add(slot_of(p.bins, v), Counter(keep ? 1 : 0));
-  }
-  template <class V, class Wt>
-  __device__ void accumulate_masked(V const& v, Wt w, bool keep)
-  {
-    add(slot_of(p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
