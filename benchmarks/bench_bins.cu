@@ -74,11 +74,8 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     } else if (which == path::cluster) {
       using kernel = twobody::detail::cluster_kernel<Input, twobody::points<float, 3>, decltype(prob.f),
                                                      decltype(prob.bins), unsigned long long>;
-      twobody::problem p = twobody::detail::sizes_of(pairs0, twobody::statistic_kind::histogram);
-      p.slots            = static_cast<int>(slots);
-      p.counter_bytes    = 4;
-      p.output_bytes     = static_cast<long long>(slots) * 4;
-      plan = twobody::model::choose_cluster_layout(p, twobody::device_info::get(),
+      plan = twobody::model::choose_cluster_layout(twobody::detail::histogram_problem<unsigned int>(pairs0, static_cast<int>(slots)),
+                                                   twobody::device_info::get(),
                                                    twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::cluster_privatized), cluster, copies);
     }
     twobody::detail::privatized_plan windows;  // path::passes: one copy in `cluster` equal windows

@@ -110,6 +110,14 @@ using global_histogram_inputs = one_call_inputs<model::for_global_histogram, Poi
 template <class Points>
 using per_point_inputs = one_call_inputs<model::for_per_point, Points>;
 
+/// The problem of a histogram of `slots` shared counters of type Counter over `pairs`.
+template <class Counter, class Points>
+problem histogram_problem(pair_set<Points> const& pairs, int slots)
+{
+  return problem::histogram_of(pairs.mode, pairs.a.size, pairs.b.size, slots, static_cast<int>(sizeof(Counter)),
+                               static_cast<int>(sizeof(typename Points::value_type)), Points::dims);
+}
+
 template <class Points>
 problem sizes_of(pair_set<Points> const& pairs, statistic_kind kind)
 {

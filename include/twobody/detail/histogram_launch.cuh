@@ -179,11 +179,7 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
 {
   using Counter = shared_counter_t<Count>;
   using kernel  = cluster_kernel<Input, Points, F, Binning, Count>;
-  device_info const& dev = device_info::get();
-  TWOBODY_EXPECTS(dev.cc_major >= 9, ("cluster_privatized needs thread-block clusters (compute capability 9.0 or "
-                                      "newer), but " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
-                                      std::to_string(dev.cc_minor) + ": use output::warp_privatized")
-                                       .c_str());
+  require_thread_block_clusters();
   int const slots = bins.size() + 1;
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   if (pairs.count() == 0) { return; }
@@ -191,12 +187,9 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
   if (cluster != 0 && copies != 0) {
     layout = plan_cluster(slots, cluster, copies, sizeof(Counter), kernel::dynamic_smem_limit());
   } else {
-    problem p       = sizes_of(pairs, statistic_kind::histogram);
-    p.slots         = slots;
-    p.counter_bytes = static_cast<int>(sizeof(Counter));
-    p.output_bytes  = static_cast<long long>(slots) * p.counter_bytes;
-    input_candidate const c = candidate_of<Input, kernel>(output_kind::cluster_privatized);
-    policy_plan const chosen = model::choose_cluster_layout(p, dev, c, cluster, copies);
+    input_candidate const c  = candidate_of<Input, kernel>(output_kind::cluster_privatized);
+    policy_plan const chosen = model::choose_cluster_layout(histogram_problem<Counter>(pairs, slots), device_info::get(), c,
+                                                            cluster, copies);
     layout = {chosen.copies, chosen.window, chosen.passes, chosen.dynamic_smem, chosen.cluster};
   }
   staged_pairs<Points> const staged(pairs, stream);

@@ -59,17 +59,23 @@ int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, 
   return static_cast<int>(grid < cap ? grid : cap);
 }
 
+/// Throws twobody::error unless the current GPU has thread-block clusters (sm_90 and newer).
+inline void require_thread_block_clusters()
+{
+  device_info const& dev = device_info::get();
+  TWOBODY_EXPECTS(dev.cc_major >= 9,
+                  ("thread-block clusters (output::cluster_privatized) need compute capability 9.0 or newer, but " +
+                   dev.name + " is " + std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
+                   ": use output::warp_privatized (or the one-call form, which plans without clusters there)")
+                    .c_str());
+}
+
 /// Thread-block clusters of `cluster` blocks need sm_90; more than 8 blocks are a non-portable
 /// size the kernel must opt in to.
 template <class Kernel>
 void prepare_cluster_launch(Kernel kernel, int cluster)
 {
-  device_info const& dev = device_info::get();
-  TWOBODY_EXPECTS(dev.cc_major >= 9,
-                  ("thread-block clusters need compute capability 9.0 or newer, but " + dev.name + " is " +
-                   std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor) +
-                   ": use output::warp_privatized (or the one-call form, which plans without clusters there)")
-                    .c_str());
+  require_thread_block_clusters();
   TWOBODY_EXPECTS(cluster >= 1 && cluster <= 16, "thread-block clusters have 1 to 16 blocks");
   if (cluster > 8) { TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); }
 }

@@ -26,24 +26,17 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
 {
   using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
   using Counter = detail::shared_counter_t<C>;
-  problem p       = detail::sizes_of(pairs, statistic_kind::histogram);
-  p.slots         = bins.size() + 1;
-  p.counter_bytes = static_cast<int>(sizeof(Counter));
-  p.output_bytes  = static_cast<long long>(p.slots) * p.counter_bytes;
+  problem const p = detail::histogram_problem<Counter>(pairs, bins.size() + 1);
   using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
   device_info const& dev       = device_info::get();
   std::vector<input_candidate> candidates =
     detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
+  auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
   if (dev.cc_major >= 9) {  // thread-block clusters
-    for (input_candidate const& c : detail::candidates_of<kernels::template cluster>(
-           detail::cluster_histogram_inputs<Points>{}, output_kind::cluster_privatized)) {
-      candidates.push_back(c);
-    }
+    add(detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{},
+                                                         output_kind::cluster_privatized));
   }
-  for (input_candidate const& c :
-       detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics)) {
-    candidates.push_back(c);
-  }
+  add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
   return choose_policy(p, dev, candidates);
 }
 
