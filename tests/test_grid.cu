@@ -130,10 +130,10 @@ TEST(GridGeometry, GridPaysWhereNeighbourhoodsCoverLittle)
 
 TEST(GridJoinEstimate, SampledBatchesAreDistinctSpreadAndInRange)
 {
-  using twobody::detail::sampled_batches;
-  EXPECT_TRUE(sampled_batches(0, 1024).empty());
+  using twobody::detail::sampled_units;
+  EXPECT_TRUE(sampled_units(0, 1024).empty());
   for (unsigned long long batches : {1ull, 7ull, 1024ull, 1025ull, 65536ull, 1000003ull}) {
-    auto const picks = sampled_batches(batches, 1024);
+    auto const picks = sampled_units(batches, 1024);
     ASSERT_EQ(picks.size(), std::min<unsigned long long>(batches, 1024)) << batches;
     std::set<unsigned long long> distinct(picks.begin(), picks.end());
     EXPECT_EQ(distinct.size(), picks.size()) << batches;
@@ -145,10 +145,10 @@ TEST(GridJoinEstimate, SampledBatchesAreDistinctSpreadAndInRange)
 
 TEST(GridJoinEstimate, UpperEstimateScalesTheSampleWithAMargin)
 {
-  using twobody::detail::grid_estimate_high;
-  EXPECT_EQ(grid_estimate_high(0, 0, 100), 0.0);
-  double const high = grid_estimate_high(10000, 1024, 65536);  // 64x the sample
+  using twobody::detail::units_estimate_high;
+  EXPECT_EQ(units_estimate_high(0, 0, 100), 0.0);
+  double const high = units_estimate_high(10000, 1024, 65536);  // 64x the sample
   EXPECT_GE(high, 10000.0 * 64 * 1.2);
   EXPECT_LE(high, 10000.0 * 64 * 1.3);
-  EXPECT_GT(grid_estimate_high(0, 1024, 65536), 0.0);  // nothing sampled: still a few pages
+  EXPECT_GT(units_estimate_high(0, 1024, 65536), 0.0);  // nothing sampled: still a few pages
 }

@@ -8,6 +8,7 @@
 /// `bool(a, b)` used where an emitter is expected emits `index_pair{i, j}`.
 #pragma once
 
+#include <twobody/detail/band_keys.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/points.cuh>
@@ -92,7 +93,9 @@ struct metric_within_fn {
   }
 };
 
-/// Band join on one column: lower <= b[column] - a[column] <= upper.
+/// Band join on one column: lower <= b[column] - a[column] <= upper (integer keys: the exact
+/// difference, never wrapped; floating keys: the rounded difference; NaN keys never match).
+/// band_join (band_join.cuh) runs it sort-based where that is cheaper than the nested loop.
 template <class T>
 struct band_fn {
   int column;
@@ -101,8 +104,7 @@ struct band_fn {
   template <int D>
   __host__ __device__ bool operator()(point<T, D> const& a, point<T, D> const& b) const
   {
-    T const d = b[column] - a[column];
-    return lower <= d && d <= upper;
+    return detail::make_band_test(lower, upper)(a[column], b[column]);
   }
 };
 

@@ -41,28 +41,6 @@ using default_grid_join_output = output::direct_output_buffer<16, output::page_o
 
 namespace detail {
 
-/// Upper estimate of a grid join's records from `hits` counted exactly in `sampled` of
-/// `batches` query batches: scaled up, with a fifth and a few pages' worth of margin (the
-/// rounds absorb any shortfall).
-inline double grid_estimate_high(unsigned long long hits, unsigned long long sampled, unsigned long long batches)
-{
-  if (sampled == 0) { return 0.0; }
-  double const scale = static_cast<double>(batches) / static_cast<double>(sampled);
-  return (static_cast<double>(hits) * 1.2 + 2.0 * std::sqrt(static_cast<double>(hits)) + 64.0) * scale;
-}
-
-/// Batches counted for the estimate: up to `limit`, spread evenly over all of them (every
-/// stride-th, from the middle of its stride).
-inline std::vector<unsigned long long> sampled_batches(unsigned long long batches, unsigned long long limit)
-{
-  unsigned long long const n      = std::min(batches, limit);
-  std::vector<unsigned long long> picks(static_cast<std::size_t>(n));
-  if (n == 0) { return picks; }
-  unsigned long long const stride = batches / n;
-  for (unsigned long long s = 0; s < n; ++s) { picks[static_cast<std::size_t>(s)] = s * stride + stride / 2; }
-  return picks;
-}
-
 template <class Output, class T, int D, class Emitter, class Sink>
 join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cross, Emitter const& e, Sink& sink,
                          join_options const& jopt, grid_options const& gopt, cudaStream_t stream)
@@ -89,7 +67,7 @@ join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cros
 
     // The estimate: the records of 1024 batches spread over the queries, counted exactly.
     auto estimate_high = [&](std::uint64_t& estimate) {
-      std::vector<unsigned long long> const picks = sampled_batches(batches, 1024);
+      std::vector<unsigned long long> const picks = sampled_units(batches, 1024);
       device_buffer list(picks.size() * sizeof(unsigned long long), stream);
       device_buffer state(sizeof(work_state), stream);
       device_buffer hits(sizeof(unsigned long long), stream);
@@ -106,7 +84,7 @@ join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cros
       TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
       double const scale = static_cast<double>(batches) / static_cast<double>(picks.size());
       estimate           = static_cast<std::uint64_t>(static_cast<double>(h) * scale + 0.5);
-      return grid_estimate_high(h, picks.size(), batches);
+      return units_estimate_high(h, picks.size(), batches);
     };
     st = run_rounds<Record, PS>(
       sink, jopt, batches, grid, grid_block_threads, "a batch of " + std::to_string(QPB) + " query points",

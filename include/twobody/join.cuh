@@ -227,26 +227,6 @@ join_result<index_pair_value<typename Points::value_type>> pairs_within(pair_set
   return pairs_within<Input, Output>(exec::automatic.on(stream), pairs, eps, metric, opt);
 }
 
-/// Band join on one column of two tables: the (i, j) with lower <= b[column] - a[column] <= upper.
-template <class Input = default_input, class Output = default_join_output, class Points>
-join_result<index_pair> band_join(execution_policy const& exec, pair_set<Points> const& pairs, int column,
-                                  typename Points::value_type lower, typename Points::value_type upper,
-                                  join_options const& opt = {})
-{
-  using T = typename Points::value_type;
-  TWOBODY_EXPECTS(column >= 0 && column < Points::dims, "band_join: column out of range");
-  TWOBODY_EXPECTS(!std::isnan(static_cast<double>(lower)) && !std::isnan(static_cast<double>(upper)) && lower <= upper,
-                  "band_join: need lower <= upper (and neither NaN)");
-  return join<Input, Output>(exec, pairs, band_fn<T>{column, lower, upper}, opt);
-}
-
-/// band_join under exec::automatic on `stream`.
-template <class Input = default_input, class Output = default_join_output, class Points>
-join_result<index_pair> band_join(pair_set<Points> const& pairs, int column, typename Points::value_type lower,
-                                  typename Points::value_type upper, join_options const& opt = {},
-                                  cudaStream_t stream = 0)
-{
-  return band_join<Input, Output>(exec::automatic.on(stream), pairs, column, lower, upper, opt);
-}
+// band_join and equi_join: band_join.cuh (sorted key ranges or the nested loop).
 
 }  // namespace twobody

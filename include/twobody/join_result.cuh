@@ -41,6 +41,13 @@ enum class result_location {
   host,    ///< host memory: pages stream to the host in rounds, so results larger than the GPU work
 };
 
+/// How a band or equi-join (band_join, equi_join) finds its pairs.
+enum class join_method {
+  automatic,    ///< sorted where its estimated cost is below the nested loop's (model/join_method.cuh)
+  nested_loop,  ///< test every pair (the tiled pair engine)
+  sorted,       ///< sort the key columns, then visit only each row's range of partners
+};
+
 /// Knobs of a join. The defaults suit most calls: a pool sized from a sampled estimate of
 /// the result size (so most joins finish in one round), in a quarter of free device memory.
 struct join_options {
@@ -58,6 +65,8 @@ struct join_options {
   /// the budget). false keeps the pool (tests use it to force many rounds); a pool that cannot
   /// finish even one work unit still doubles.
   bool grow_pool = true;
+  /// Band and equi-joins only: sorted key ranges or the nested loop (default: the cheaper).
+  join_method method = join_method::automatic;
 };
 
 /// How a join ran.

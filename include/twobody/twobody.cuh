@@ -2,6 +2,7 @@
 /// \brief Umbrella header: everything public in twobody.
 #pragma once
 
+#include <twobody/band_join.cuh>
 #include <twobody/binning.cuh>
 #include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>

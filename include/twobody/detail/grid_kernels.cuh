@@ -356,24 +356,4 @@ struct grid_batch_traversal {
   }
 };
 
-/// Counts the records a join would emit (the grid join's size estimate over sampled batches).
-template <class Record>
-struct record_counter {
-  static constexpr bool can_fail = false;
-  struct params {
-    unsigned long long* hits;
-  };
-  params p;
-  unsigned long long n = 0;
-  __device__ explicit record_counter(params const& p_) : p(p_) {}
-  __device__ void begin_unit() {}
-  __device__ void push(Record const&) { ++n; }
-  __device__ bool failed() const { return false; }
-  __device__ void rollback() {}
-  __device__ void finish()
-  {
-    if (n != 0) { atomicAdd(p.hits, n); }
-  }
-};
-
 }  // namespace twobody::detail

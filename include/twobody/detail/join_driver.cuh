@@ -60,6 +60,28 @@ inline double estimate_results_high(unsigned long long hits, unsigned long long 
   return std::min(pairs, (h + 2.0 * std::sqrt(h) + 2.0) / static_cast<double>(samples) * pairs);
 }
 
+/// Upper estimate of a join's records from `hits` counted exactly in `sampled` of `batches`
+/// work units (grid query batches, sorted-join candidate chunks): scaled up, with a fifth and a few pages' worth of margin (the
+/// rounds absorb any shortfall).
+inline double units_estimate_high(unsigned long long hits, unsigned long long sampled, unsigned long long batches)
+{
+  if (sampled == 0) { return 0.0; }
+  double const scale = static_cast<double>(batches) / static_cast<double>(sampled);
+  return (static_cast<double>(hits) * 1.2 + 2.0 * std::sqrt(static_cast<double>(hits)) + 64.0) * scale;
+}
+
+/// Units counted for the estimate: up to `limit`, spread evenly over all of them (every
+/// stride-th, from the middle of its stride).
+inline std::vector<unsigned long long> sampled_units(unsigned long long batches, unsigned long long limit)
+{
+  unsigned long long const n      = std::min(batches, limit);
+  std::vector<unsigned long long> picks(static_cast<std::size_t>(n));
+  if (n == 0) { return picks; }
+  unsigned long long const stride = batches / n;
+  for (unsigned long long s = 0; s < n; ++s) { picks[static_cast<std::size_t>(s)] = s * stride + stride / 2; }
+  return picks;
+}
+
 /// Bytes a pool of one record costs: the record, its page's count, previous-page link and
 /// prefix sum spread over the page, and a drain buffer record for results sent to the host.
 inline double pool_bytes_per_record(std::size_t record_bytes, int page_records, bool drain_buffer)
