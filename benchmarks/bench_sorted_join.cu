@@ -94,15 +94,15 @@ std::pair<key_column const*, key_column const*> tables(std::string const& kind, 
 {
   static std::map<std::pair<std::string, long long>, std::unique_ptr<key_column>> cache;
   auto make = [&](std::string const& what, auto gen) -> key_column const* {
+    for (auto it = cache.begin(); it != cache.end();) {  // one size at a time: 2^26-row tables are 256 MB each
+      it = it->first.second != n ? cache.erase(it) : std::next(it);
+    }
     auto& slot = cache[{what, n}];
     if (!slot) {
-      cache.clear();  // one size at a time: 2^26-row tables are 256 MB each
-      auto& fresh = cache[{what, n}];
-      fresh       = std::make_unique<key_column>();
-      fresh->key.resize(static_cast<std::size_t>(n));
+      slot = std::make_unique<key_column>();
+      slot->key.resize(static_cast<std::size_t>(n));
       thrust::transform(thrust::counting_iterator<long long>(0), thrust::counting_iterator<long long>(n),
-                        fresh->key.begin(), gen);
-      return fresh.get();
+                        slot->key.begin(), gen);
     }
     return slot.get();
   };

@@ -121,7 +121,7 @@ TEST(GpuBandJoinPaths, SkewedKeysAndWideBands)
 {
   TBT_REQUIRE_GPU();
   // half the rows share one key, the rest are spread: one row range holds most of the output
-  std::size_t const n = tbt::quick() ? 2000 : 20000;
+  std::size_t const n = tbt::quick() ? 2000 : 6000;
   tbt::key_table<long long> a = tbt::make_keys<long long>("uniform", n, 21);
   for (std::size_t i = 0; i < n; i += 2) { a.key[i] = 42; }
   device_table<long long> const da(a);
@@ -129,7 +129,7 @@ TEST(GpuBandJoinPaths, SkewedKeysAndWideBands)
   for (auto const& [lo, hi] : std::vector<std::pair<long long, long long>>{{0, 0}, {-1000, 1000}, {0, 3}}) {
     auto const r   = twobody::band_join(twobody::exec::gpu, twobody::self_pairs(da.view()), 0, lo, hi, sorted);
     auto const ref = tbt::brute_band<long long>(a, nullptr, lo, hi, [](long long, long long) { return true; });
-    ASSERT_GT(ref.size(), n * n / 10);
+    ASSERT_GT(ref.size(), n * n / 10);  // the key 42 alone: n^2 / 8 pairs
     EXPECT_EQ(tbt::sorted_pairs(r.to_host()), ref);
   }
 }
