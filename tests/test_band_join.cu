@@ -180,3 +180,23 @@ TEST(JoinMethodModel, SmallTablesTestEveryPairLargeOnesSort)
     EXPECT_EQ(choose_join_method(join_method::automatic, 65536.0 * 65536, 131072, *c), join_method::sorted);
   }
 }
+
+TEST(BandJoinApi, JoinWithADeclaredBandTakesTheSortedPath)
+{
+  auto const a     = tbt::make_keys<int>("uniform", 8000, 9);
+  auto const b     = tbt::make_keys<int>("uniform", 8000, 10);
+  auto const pairs = twobody::cross_pairs(a.view(), b.view());
+  auto const band  = twobody::join(twobody::exec::cpu, pairs, twobody::band_fn<int>{0, -2, 2});
+  EXPECT_EQ(band.stats().method, twobody::join_method::sorted);
+  EXPECT_EQ(tbt::sorted_pairs(band.to_host()), tbt::brute_band(a, &b, -2, 2, [](int, int) { return true; }));
+  auto const multi = twobody::join(twobody::exec::cpu, pairs, twobody::all_of(twobody::band_fn<int>{0, 0, 0}, tbt::payload_differs{}));
+  EXPECT_EQ(multi.stats().method, twobody::join_method::sorted);
+  EXPECT_EQ(tbt::sorted_pairs(multi.to_host()), tbt::brute_band(a, &b, 0, 0, [](int x, int y) { return x != y; }));
+  // a band after another predicate is not a declared band: the nested loop
+  auto const later = twobody::join(twobody::exec::cpu, pairs, twobody::all_of(tbt::payload_differs{}, twobody::band_fn<int>{0, 0, 0}));
+  EXPECT_EQ(later.stats().method, twobody::join_method::nested_loop);
+  EXPECT_EQ(tbt::sorted_pairs(later.to_host()), tbt::sorted_pairs(multi.to_host()));
+  // small tables: the nested loop is cheaper
+  auto const small = twobody::cross_pairs(tbt::make_keys<int>("uniform", 20, 1).view(), tbt::make_keys<int>("uniform", 20, 2).view());
+  EXPECT_EQ(twobody::band_join(twobody::exec::cpu, small, 0, -2, 2).stats().method, twobody::join_method::nested_loop);
+}

@@ -133,3 +133,18 @@ TEST(GpuBandJoinPaths, SkewedKeysAndWideBands)
     EXPECT_EQ(tbt::sorted_pairs(r.to_host()), ref);
   }
 }
+
+TEST(GpuBandJoinPaths, JoinWithADeclaredBandTakesTheSortedPath)
+{
+  TBT_REQUIRE_GPU();
+  auto const a = tbt::make_keys<int>("uniform", 40000, 31);  // 1.2e9 pairs: the model sorts
+  auto const b = tbt::make_keys<int>("uniform", 30000, 32);
+  device_table<int> const da(a), db(b);
+  auto const pairs = twobody::cross_pairs(da.view(), db.view());
+  auto const band  = twobody::join(twobody::exec::gpu, pairs, twobody::band_fn<int>{0, -1, 1});
+  EXPECT_EQ(band.stats().method, twobody::join_method::sorted);
+  EXPECT_EQ(tbt::sorted_pairs(band.to_host()), tbt::brute_band(a, &b, -1, 1, [](int, int) { return true; }));
+  auto const multi = twobody::join(pairs, twobody::all_of(twobody::band_fn<int>{0, 0, 0}, tbt::payload_differs{}));
+  EXPECT_EQ(multi.stats().method, twobody::join_method::sorted);
+  EXPECT_EQ(tbt::sorted_pairs(multi.to_host()), tbt::brute_band(a, &b, 0, 0, [](int x, int y) { return x != y; }));
+}

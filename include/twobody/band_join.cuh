@@ -132,14 +132,18 @@ join_result<join_record_t<X>> band_join_impl(execution_policy const& exec, pair_
         join_stats st;
         st.results = records.size();
         st.rounds  = 1;
+        st.method  = join_method::sorted;
         return join_result<Record>(std::move(records), st);
       }
       return cpu_join(pairs, band_then<T, E>{band, e});
     },
     [&](cudaStream_t stream) {
       if (band_join_method(pairs, opt, true) == join_method::sorted) {
-        return collect_join<Record>(
-          opt, [&](auto& sink) { return run_sorted_band_join(pairs, band, e, filtered, sink, opt, stream); });
+        return collect_join<Record>(opt, [&](auto& sink) {
+          join_stats st = run_sorted_band_join(pairs, band, e, filtered, sink, opt, stream);
+          st.method     = join_method::sorted;
+          return st;
+        });
       }
       return collect_join<Record>(opt, [&](auto& sink) {
         return run_join<Input, Output>(pairs, band_then<T, E>{band, e}, sink, opt, stream);
@@ -277,6 +281,33 @@ std::uint64_t band_join_count(pair_set<Points> const& pairs, int column, typenam
                               typename Points::value_type upper, join_options const& opt = {}, cudaStream_t stream = 0)
 {
   return band_join_count(exec::automatic.on(stream), pairs, column, lower, upper, opt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// join() with a band declared as the predicate: the same choice as band_join
+
+/// join(exec, pairs, band_fn{column, lower, upper}): band_join (sorted or nested loop by
+/// opt.method).
+template <class Input = default_input, class Output = default_join_output, class Points, class T>
+join_result<index_pair> join(execution_policy const& exec, pair_set<Points> const& pairs, band_fn<T> const& band,
+                             join_options const& opt = {})
+{
+  static_assert(cuda::std::is_same_v<T, typename Points::value_type>, "join: band_fn<T> needs T = the table's type");
+  return band_join<Input, Output>(exec, pairs, band.column, band.lower, band.upper, opt);
+}
+
+/// join(exec, pairs, all_of(band_fn{...}, more...)): a band first, then further predicates:
+/// band_join with all_of(more...) as its further predicate (on the sorted path it runs only
+/// inside the band).
+template <class Input = default_input, class Output = default_join_output, class Points, class T, class... More>
+join_result<index_pair> join(execution_policy const& exec, pair_set<Points> const& pairs,
+                             all_of_fn<band_fn<T>, More...> const& preds, join_options const& opt = {})
+{
+  static_assert(cuda::std::is_same_v<T, typename Points::value_type>, "join: band_fn<T> needs T = the table's type");
+  band_fn<T> const& band = cuda::std::get<0>(preds.preds);
+  auto const more        = cuda::std::apply(
+    [](auto const&, auto const&... rest) { return all_of_fn<More...>{cuda::std::make_tuple(rest...)}; }, preds.preds);
+  return band_join<Input, Output>(exec, pairs, band.column, band.lower, band.upper, more, opt);
 }
 
 }  // namespace twobody

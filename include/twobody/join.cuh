@@ -227,6 +227,8 @@ join_result<index_pair_value<typename Points::value_type>> pairs_within(pair_set
   return pairs_within<Input, Output>(exec::automatic.on(stream), pairs, eps, metric, opt);
 }
 
-// band_join and equi_join: band_join.cuh (sorted key ranges or the nested loop).
-
 }  // namespace twobody
+
+// band_join, equi_join, and join() with a declared band (band_fn, or all_of(band_fn, ...)):
+// sorted key ranges or the nested loop. Included last: it builds on the joins above.
+#include <twobody/band_join.cuh>

@@ -76,6 +76,7 @@ struct join_stats {
   std::uint64_t pool_records      = 0;  ///< capacity of the last page pool
   int rounds                      = 0;  ///< kernel rounds (1 when the first pool sufficed)
   std::uint64_t units_rolled_back = 0;  ///< work units (tile pairs) redone after the pool ran out
+  join_method method              = join_method::nested_loop;  ///< sorted: a band or equi-join's key ranges
 };
 
 namespace detail {
