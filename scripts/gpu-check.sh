@@ -10,7 +10,8 @@
 #                                        #  the test binaries whose name matches the regex
 #   BENCH_ARGS="--benchmark_filter=sdh"  # passed to bench_suite; SKIP_NCU=1 leaves out the counters,
 #                                        #  SKIP_SUITE=1 the suite (SASS mix and counters only),
-#                                        #  SKIP_JOIN=1 / SKIP_GRID=1 / SKIP_GRID_JOIN=1 the join / grid benchmarks
+#                                        #  SKIP_JOIN=1 / SKIP_GRID=1 / SKIP_GRID_JOIN=1 / SKIP_SORTED_JOIN=1
+#                                        #  the join / grid / sorted-join benchmarks
 # Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, <gpu>-<date>.json/.log/.md
 # (benchmarks), sass_mix.txt (hot-loop instruction mix), ncu.txt (hardware counters).
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
@@ -117,7 +118,7 @@ if [[ -z "${SKIP_BENCH:-}" ]]; then
   fi
 fi
 
-for extra in join grid grid_join; do  # bench_join, bench_grid, bench_grid_join: SKIP_JOIN=1 / SKIP_GRID=1 / SKIP_GRID_JOIN=1 leave one out
+for extra in join grid grid_join sorted_join; do  # bench_join, bench_grid, bench_grid_join, bench_sorted_join: SKIP_<NAME>=1 leaves one out
   skip_var="SKIP_${extra^^}"
   if [[ -z "${SKIP_BENCH:-}" && -z "${!skip_var:-}" && -x "$BIN_DIR/bench_$extra" ]]; then
     BENCH="$BIN_DIR/bench_$extra" NAME=$extra OUT_DIR="$OUT" bash scripts/run_benchmarks.sh \

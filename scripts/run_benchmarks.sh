@@ -6,6 +6,7 @@
 #   scripts/run_benchmarks.sh                       # build/benchmarks/bench_suite -> benchmarks/results/
 #   BENCH=.gpu/bench_suite OUT_DIR=$OUT scripts/run_benchmarks.sh --benchmark_filter=sdh
 #   BENCH=.gpu/bench_join NAME=join OUT_DIR=$OUT scripts/run_benchmarks.sh   # join-<gpu>-<date>.*, targets-join-<gpu>.json
+#   BENCH=.gpu/bench_sorted_join NAME=sorted_join OUT_DIR=$OUT scripts/run_benchmarks.sh  # + scripts/sorted_join_table.py
 #   TWOBODY_COMMIT=<sha>   names the commit where the tree has no .git (defaults to git rev-parse HEAD)
 # Extra arguments go to bench_suite (see its header for --sizes, --naive_max_n, --cpu_n).
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
