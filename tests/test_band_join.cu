@@ -200,3 +200,70 @@ TEST(BandJoinApi, JoinWithADeclaredBandTakesTheSortedPath)
   auto const small = twobody::cross_pairs(tbt::make_keys<int>("uniform", 20, 1).view(), tbt::make_keys<int>("uniform", 20, 2).view());
   EXPECT_EQ(twobody::band_join(twobody::exec::cpu, small, 0, -2, 2).stats().method, twobody::join_method::nested_loop);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tables of any size: key-range buckets (host::band_join_each), on the CPU backend
+
+#include <twobody/host/band_join.cuh>
+
+TEST(HostBandJoin, PartitionPutsEveryPairInTheBucketOfItsARow)
+{
+  auto const a = tbt::make_keys<float>("extreme", 3000, 41);
+  auto const b = tbt::make_keys<float>("uniform", 2000, 42);
+  for (auto const& [lo, hi] : std::vector<std::pair<float, float>>{{0.f, 0.f}, {-3.f, 1.f}, {-1e30f, 1e30f}}) {
+    auto const band = make_band_test(lo, hi);
+    auto const part = twobody::host::partition_by_key(a.key.data(), 3000, b.key.data(), 2000, band, 200);
+    std::vector<int> bucket_of(3000, -1);
+    for (std::size_t k = 0; k < part.buckets(); ++k) {
+      for (auto i : part.a_rows[k]) { bucket_of[i] = static_cast<int>(k); }
+    }
+    for (std::size_t i = 0; i < 3000; ++i) {
+      ASSERT_EQ(bucket_of[i] < 0, std::isnan(a.key[i])) << i;  // NaN keys in no bucket, others in one
+    }
+    for (std::size_t i = 0; i < 3000; ++i) {
+      for (std::size_t j = 0; j < 2000; ++j) {
+        if (!band(a.key[i], b.key[j])) { continue; }
+        auto const& rows = part.b_rows[static_cast<std::size_t>(bucket_of[i])];
+        ASSERT_TRUE(std::binary_search(rows.begin(), rows.end(), static_cast<std::uint32_t>(j))) << i << " " << j;
+      }
+    }
+  }
+}
+
+TEST(HostBandJoin, PartitionSplitsByKeyRange)
+{
+  auto const a    = tbt::make_keys<int>("uniform", 5000, 43);
+  auto const part = twobody::host::partition_by_key(a.key.data(), 5000, a.key.data(), 5000, make_band_test(0, 0), 200);
+  ASSERT_GE(part.buckets(), 20u);
+  std::size_t rows = 0, b_rows = 0;
+  for (std::size_t k = 0; k < part.buckets(); ++k) {
+    rows += part.a_rows[k].size();
+    b_rows += part.b_rows[k].size();
+    EXPECT_LT(part.a_rows[k].size(), 400u);                 // about 200 rows a bucket
+    // an equi-join's partners are in its own bucket (plus, conservatively, the rows whose key
+    // is the bucket's upper splitter, which belong to the next one)
+    EXPECT_TRUE(std::includes(part.b_rows[k].begin(), part.b_rows[k].end(), part.a_rows[k].begin(), part.a_rows[k].end()));
+  }
+  EXPECT_EQ(rows, 5000u);
+  EXPECT_LT(b_rows, 5000u + 2 * part.buckets());  // a uniform key repeats about once
+}
+
+TEST(HostBandJoin, BucketsAndChunksGiveTheInMemoryResult)
+{
+  using T = long long;
+  auto const a = tbt::make_keys<T>("runs", 900, 51);  // runs: one key fills more than a bucket
+  auto const b = tbt::make_keys<T>("uniform", 700, 52);
+  auto collect = [](std::vector<twobody::index_pair>& out) {
+    return [&out](twobody::index_pair const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
+  };
+  for (auto const& [lo, hi] : std::vector<std::pair<T, T>>{{0, 0}, {-5, 12}, {-1000, 1000}}) {
+    std::vector<twobody::index_pair> cross, self, multi;
+    twobody::host::band_join_each(twobody::exec::cpu, twobody::cross_pairs(a.view(), b.view()), 0, lo, hi, collect(cross), 64);
+    EXPECT_EQ(tbt::sorted_pairs(cross), tbt::brute_band(a, &b, lo, hi, [](T, T) { return true; }));
+    twobody::host::band_join_each(twobody::exec::cpu, twobody::self_pairs(a.view()), 0, lo, hi, collect(self), 64);
+    EXPECT_EQ(tbt::sorted_pairs(self), tbt::brute_band<T>(a, nullptr, lo, hi, [](T, T) { return true; }));
+    twobody::host::band_join_each(twobody::exec::cpu, twobody::self_pairs(b.view()), 0, lo, hi, tbt::payload_differs{},
+                                  collect(multi), 50);
+    EXPECT_EQ(tbt::sorted_pairs(multi), tbt::brute_band<T>(b, nullptr, lo, hi, [](T x, T y) { return x != y; }));
+  }
+}

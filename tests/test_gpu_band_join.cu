@@ -5,6 +5,7 @@
 #include "common.cuh"
 
 #include <twobody/band_join.cuh>
+#include <twobody/host/band_join.cuh>
 
 #include <thrust/device_vector.h>
 
@@ -147,4 +148,24 @@ TEST(GpuBandJoinPaths, JoinWithADeclaredBandTakesTheSortedPath)
   auto const multi = twobody::join(pairs, twobody::all_of(twobody::band_fn<int>{0, 0, 0}, tbt::payload_differs{}));
   EXPECT_EQ(multi.stats().method, twobody::join_method::sorted);
   EXPECT_EQ(tbt::sorted_pairs(multi.to_host()), tbt::brute_band(a, &b, 0, 0, [](int x, int y) { return x != y; }));
+}
+
+TEST(GpuBandJoinPaths, HostTablesInKeyRangeBuckets)
+{
+  TBT_REQUIRE_GPU();
+  auto const a = tbt::make_keys<float>("runs", 3000, 61);
+  auto const b = tbt::make_keys<float>("uniform", 2500, 62);
+  for (auto const& [lo, hi] : std::vector<std::pair<float, float>>{{0.f, 0.f}, {-4.f, 9.f}}) {
+    std::vector<twobody::index_pair> cross, self;
+    auto collect = [](std::vector<twobody::index_pair>& out) {
+      return [&out](twobody::index_pair const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
+    };
+    auto const st = twobody::host::band_join_each(twobody::exec::gpu, twobody::cross_pairs(a.view(), b.view()), 0, lo, hi,
+                                                  collect(cross), 256, method(twobody::join_method::sorted));
+    EXPECT_EQ(tbt::sorted_pairs(cross), tbt::brute_band(a, &b, lo, hi, [](float, float) { return true; }));
+    EXPECT_EQ(st.results, cross.size());
+    twobody::host::band_join_each(twobody::exec::gpu, twobody::self_pairs(b.view()), 0, lo, hi, tbt::payload_differs{},
+                                  collect(self), 256, method(twobody::join_method::sorted));
+    EXPECT_EQ(tbt::sorted_pairs(self), tbt::brute_band<float>(b, nullptr, lo, hi, [](float x, float y) { return x != y; }));
+  }
 }
