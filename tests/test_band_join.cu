@@ -258,12 +258,12 @@ TEST(HostBandJoin, BucketsAndChunksGiveTheInMemoryResult)
   };
   for (auto const& [lo, hi] : std::vector<std::pair<T, T>>{{0, 0}, {-5, 12}, {-1000, 1000}}) {
     std::vector<twobody::index_pair> cross, self, multi;
-    twobody::host::band_join_each(twobody::exec::cpu, twobody::cross_pairs(a.view(), b.view()), 0, lo, hi, collect(cross), 64);
+    twobody::host::band_join_each(twobody::exec::cpu, twobody::cross_pairs(a.view(), b.view()), 0, lo, hi, collect(cross), {64});
     EXPECT_EQ(tbt::sorted_pairs(cross), tbt::brute_band(a, &b, lo, hi, [](T, T) { return true; }));
-    twobody::host::band_join_each(twobody::exec::cpu, twobody::self_pairs(a.view()), 0, lo, hi, collect(self), 64);
+    twobody::host::band_join_each(twobody::exec::cpu, twobody::self_pairs(a.view()), 0, lo, hi, collect(self), {64});
     EXPECT_EQ(tbt::sorted_pairs(self), tbt::brute_band<T>(a, nullptr, lo, hi, [](T, T) { return true; }));
     twobody::host::band_join_each(twobody::exec::cpu, twobody::self_pairs(b.view()), 0, lo, hi, tbt::payload_differs{},
-                                  collect(multi), 50);
+                                  collect(multi), {50});
     EXPECT_EQ(tbt::sorted_pairs(multi), tbt::brute_band<T>(b, nullptr, lo, hi, [](T x, T y) { return x != y; }));
   }
 }

@@ -161,11 +161,11 @@ TEST(GpuBandJoinPaths, HostTablesInKeyRangeBuckets)
       return [&out](twobody::index_pair const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
     };
     auto const st = twobody::host::band_join_each(twobody::exec::gpu, twobody::cross_pairs(a.view(), b.view()), 0, lo, hi,
-                                                  collect(cross), 256, method(twobody::join_method::sorted));
+                                                  collect(cross), {256}, method(twobody::join_method::sorted));
     EXPECT_EQ(tbt::sorted_pairs(cross), tbt::brute_band(a, &b, lo, hi, [](float, float) { return true; }));
     EXPECT_EQ(st.results, cross.size());
     twobody::host::band_join_each(twobody::exec::gpu, twobody::self_pairs(b.view()), 0, lo, hi, tbt::payload_differs{},
-                                  collect(self), 256, method(twobody::join_method::sorted));
+                                  collect(self), {256}, method(twobody::join_method::sorted));
     EXPECT_EQ(tbt::sorted_pairs(self), tbt::brute_band<float>(b, nullptr, lo, hi, [](float x, float y) { return x != y; }));
   }
 }

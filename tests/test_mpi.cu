@@ -184,6 +184,38 @@ TEST(MpiCpu, JoinsAreGatheredOnTheRootWithSetIndices)
   }
 }
 
+struct payload_differs {
+  __host__ __device__ bool operator()(point<int, 2> const& a, point<int, 2> const& b) const { return a[1] != b[1]; }
+};
+
+TEST(MpiCpu, BandJoinsDealKeyBucketsOverTheRanks)
+{
+  mpi_place const at;
+  // integer keys in column 0 (long runs of equal keys), a payload in column 1
+  std::vector<int> ka(2000), pa(2000), kb(1500), pb(1500);
+  for (int i = 0; i < 2000; ++i) { ka[i] = (i * 7919) % 301 - 150; pa[i] = i % 5; }
+  for (int j = 0; j < 1500; ++j) { kb[j] = (j * 104729) % 257 - 128; pb[j] = j % 3; }
+  auto const A = make_points(2000, ka.data(), pa.data());
+  auto const B = make_points(1500, kb.data(), pb.data());
+  mpi::options opt;
+  opt.backend = mpi::backend::cpu;
+  host::band_join_options small;
+  small.bucket_rows = 100;  // about 20 buckets: every rank gets several
+  for (auto const& [lo, hi] : std::vector<std::pair<int, int>>{{0, 0}, {-3, 5}}) {
+    auto const cross = mpi::band_join(cross_pairs(A, B), 0, lo, hi, opt, small);
+    auto const self  = mpi::band_join(self_pairs(A), 0, lo, hi, payload_differs{}, opt, small);
+    if (at.rank != 0) {
+      EXPECT_TRUE(cross.empty());
+      EXPECT_TRUE(self.empty());
+      continue;
+    }
+    EXPECT_EQ(keys(cross), keys(cpu::join(cross_pairs(A, B), band_fn<int>{0, lo, hi})));
+    auto const want_self = cpu::join(self_pairs(A), all_of(band_fn<int>{0, lo, hi}, payload_differs{}));
+    ASSERT_FALSE(want_self.empty());
+    EXPECT_EQ(keys(self), keys(want_self));
+  }
+}
+
 TEST(MpiCpu, AFailureOnOneRankReachesEveryRankNamed)
 {
   mpi_place const at;

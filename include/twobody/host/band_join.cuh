@@ -4,12 +4,14 @@
 ///
 ///     twobody::host::band_join_each(twobody::exec::gpu, twobody::cross_pairs(A, B), /*column*/ 0, -2, 2,
 ///                                   [&](twobody::index_pair const* r, std::size_t n) { ... });
+///     twobody::mpi::band_join(...)   // the buckets dealt over MPI ranks (twobody/host/mpi.cuh)
 ///
 /// A's rows are split into buckets of consecutive key ranges (splitters from a sample of A's
 /// keys); each row of B goes to every bucket holding a key it can match (for a narrow band,
 /// one or two), so every pair of the join lies in exactly one bucket: the bucket of its A row.
-/// A bucket larger than `bucket_rows` on either side (one key shared by many rows) is split
-/// into chunks, and each chunk pair is a band join of its own (sorted where that is cheaper).
+/// A bucket larger than band_join_options::bucket_rows on either side (one key shared by many
+/// rows) is split into chunks, and each chunk pair is a band join of its own (sorted where that
+/// is cheaper).
 /// Records come back with input indices. Self mode runs each bucket as a cross join of its
 /// rows against the rows they can match and keeps the pairs with i < j, called as (a_i, a_j):
 /// each unordered pair once, as in the in-memory self join (about twice the work of one).
@@ -29,6 +31,16 @@
 #include <vector>
 
 namespace twobody::host {
+
+/// Knobs of host::band_join_each.
+struct band_join_options {
+  /// Rows of each side of one chunk pair (a bucket larger than this is split); 0: 2^24.
+  size_type bucket_rows = 0;
+  /// Run only the buckets k with k % parts == part (one share of a run split over processes:
+  /// twobody::mpi::band_join sets them to the rank and the number of ranks).
+  std::size_t part  = 0;
+  std::size_t parts = 1;
+};
 
 /// The key-range partition of a band join (host-tested): bucket k holds A's rows with keys in
 /// [splitters[k - 1], splitters[k]) (no lower bound for the first, no upper for the last), and
@@ -155,15 +167,15 @@ struct rows_in_order {
 /// Calls consume(records, n) (host memory, valid during the call) for the records of the band
 /// join of host tables `pairs` on `column` (lower <= b - a <= upper) that `x` (a predicate or
 /// emitter on the rows) keeps, bucket by bucket (key_partition above), with input indices.
-/// `bucket_rows` bounds the rows of each side of one chunk pair (0: 2^24). Each chunk pair is a
-/// band_join on `exec` (sorted or nested loop by jopt.method). Returns the summed statistics.
+/// Each chunk pair is a band_join on `exec` (sorted or nested loop by jopt.method). Returns the
+/// summed statistics.
 template <class Points, class X, class Consume,
           class = cuda::std::enable_if_t<twobody::detail::is_emitter<X>::value ||
                                          cuda::std::is_invocable_v<X const&, typename Points::point_type const&,
                                                                    typename Points::point_type const&>>>
 join_stats band_join_each(execution_policy const& exec, pair_set<Points> const& pairs, int column,
                           typename Points::value_type lower, typename Points::value_type upper, X const& x,
-                          Consume&& consume, size_type bucket_rows = 0, join_options const& jopt = {})
+                          Consume&& consume, band_join_options const& opt = {}, join_options const& jopt = {})
 {
   using T      = typename Points::value_type;
   auto const e = twobody::detail::as_emitter(x);
@@ -173,7 +185,8 @@ join_stats band_join_each(execution_policy const& exec, pair_set<Points> const& 
   twobody::detail::check_band(pairs, column, lower, upper, jopt);
   TWOBODY_EXPECTS(pairs.mode != pair_mode::ordered, "host::band_join: self or cross pairs");
   twobody::detail::check_host_readable(pairs);
-  if (bucket_rows == 0) { bucket_rows = size_type(1) << 24; }
+  TWOBODY_EXPECTS(opt.parts >= 1 && opt.part < opt.parts, "host::band_join: need part < parts");
+  size_type const bucket_rows = opt.bucket_rows > 0 ? opt.bucket_rows : size_type(1) << 24;
   bool const self   = pairs.mode == pair_mode::self;
   Points const& b   = self ? pairs.a : pairs.b;
   auto const band   = twobody::detail::make_band_test(lower, upper);
@@ -186,7 +199,7 @@ join_stats band_join_each(execution_policy const& exec, pair_set<Points> const& 
   join_stats total;
   total.method = join_method::sorted;
   std::vector<Record> mapped;
-  for (std::size_t k = 0; k < part.buckets(); ++k) {
+  for (std::size_t k = opt.part; k < part.buckets(); k += opt.parts) {
     auto const& ar = part.a_rows[k];
     auto const& br = part.b_rows[k];
     for (std::size_t a0 = 0; a0 < ar.size(); a0 += static_cast<std::size_t>(bucket_rows)) {
@@ -237,9 +250,9 @@ join_stats band_join_each(execution_policy const& exec, pair_set<Points> const& 
 template <class Points, class Consume>
 join_stats band_join_each(execution_policy const& exec, pair_set<Points> const& pairs, int column,
                           typename Points::value_type lower, typename Points::value_type upper, Consume&& consume,
-                          size_type bucket_rows = 0, join_options const& jopt = {})
+                          band_join_options const& opt = {}, join_options const& jopt = {})
 {
-  return band_join_each(exec, pairs, column, lower, upper, twobody::detail::any_pair{}, consume, bucket_rows, jopt);
+  return band_join_each(exec, pairs, column, lower, upper, twobody::detail::any_pair{}, consume, opt, jopt);
 }
 
 }  // namespace twobody::host

@@ -31,6 +31,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/host/block_plan.cuh>
 #include <twobody/host/out_of_core.cuh>
+#include <twobody/host/band_join.cuh>
 #include <twobody/host/out_of_core_join.cuh>
 
 #include <mpi.h>
@@ -362,6 +363,56 @@ std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x,
   });
   if (stats != nullptr) { *stats = st; }
   return detail::gather_records(opt.comm, p, opt.root, std::move(local));
+}
+
+/// Band or equi-join of host tables over the ranks: the key-range buckets of
+/// host::band_join_each (twobody/host/band_join.cuh) dealt out by rank (bucket k on rank
+/// k % size), each run sort-based on the rank's GPU (or CPU backend), the records gathered on
+/// opt.root in rank order (other ranks get an empty vector). `x`: a further predicate or
+/// emitter on the rows. Every rank passes the same tables (the partition is computed on each).
+template <class Points, class X,
+          class = std::enable_if_t<twobody::detail::is_emitter<X>::value ||
+                                   std::is_invocable_v<X const&, typename Points::point_type const&,
+                                                       typename Points::point_type const&>>>
+std::vector<join_record_t<X>> band_join(pair_set<Points> const& pairs, int column, typename Points::value_type lower,
+                                        typename Points::value_type upper, X const& x, options const& opt = {},
+                                        host::band_join_options const& bopt = {}, join_options const& jopt = {})
+{
+  using Record = join_record_t<X>;
+  auto const p = detail::where(opt.comm);
+  detail::check_same_run(opt.comm, pairs, opt.root);
+  TWOBODY_EXPECTS(opt.root >= 0 && opt.root < p.size,
+                  "twobody::mpi::band_join: options::root is not a rank of the communicator");
+  host::band_join_options share = bopt;
+  share.part  = static_cast<std::size_t>(p.rank);
+  share.parts = static_cast<std::size_t>(p.size);
+  auto local = detail::on_every_rank<std::vector<Record>>(opt.comm, p, [&] {
+    std::vector<Record> mine;
+    auto keep = [&](Record const* r, std::size_t n) { mine.insert(mine.end(), r, r + n); };
+    if (opt.backend == backend::cpu) {
+      host::band_join_each(exec::cpu, pairs, column, lower, upper, x, keep, share, jopt);
+      return mine;
+    }
+    int device = opt.scale.devices.empty() ? -1 : opt.scale.devices.front();
+    if (device < 0) {
+      int count = 0;
+      TWOBODY_CUDA_TRY(cudaGetDeviceCount(&count));
+      device = p.node_rank % count;
+    }
+    detail::device_scope on(device);
+    host::band_join_each(exec::gpu, pairs, column, lower, upper, x, keep, share, jopt);
+    return mine;
+  });
+  return detail::gather_records(opt.comm, p, opt.root, std::move(local));
+}
+
+/// mpi::band_join without a further predicate: index pairs.
+template <class Points>
+std::vector<index_pair> band_join(pair_set<Points> const& pairs, int column, typename Points::value_type lower,
+                                  typename Points::value_type upper, options const& opt = {},
+                                  host::band_join_options const& bopt = {}, join_options const& jopt = {})
+{
+  return band_join(pairs, column, lower, upper, twobody::detail::any_pair{}, opt, bopt, jopt);
 }
 
 }  // namespace twobody::mpi
