@@ -86,6 +86,23 @@ join_method band_join_method(pair_set<Points> const& pairs, join_options const& 
                                    gpu ? model::h100_join_costs : model::cpu_join_costs);
 }
 
+/// Stages `pairs` (self or cross, not empty) on the device, builds the sorted key ranges of
+/// `band` and returns run(dev, ranges, exact): exact when every candidate lies in the band (cross
+/// mode, or a symmetric band); else (an asymmetric band in self mode) the ranges are those of
+/// its symmetric hull and the band must be tested on each candidate.
+template <class Points, class Run>
+auto with_band_ranges(pair_set<Points> const& pairs, band_fn<typename Points::value_type> const& band,
+                      cudaStream_t stream, Run&& run)
+{
+  using T = typename Points::value_type;
+  staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const dev = staged.pairs();
+  band_test<T> const test    = make_band_test(band.lower, band.upper);
+  bool const exact           = dev.mode == pair_mode::cross || test.symmetric();
+  key_ranges<T> const r      = build_key_ranges(dev, band.column, exact ? test : test.hull(), stream);
+  return run(dev, r.view, exact);
+}
+
 /// The GPU's sorted band join of device- or host-resident pairs into `sink`. `filtered`: `e`
 /// is a further test (else every candidate is a result and `e` is unused).
 template <class Points, class E, class Sink>
@@ -98,18 +115,13 @@ join_stats run_sorted_band_join(pair_set<Points> const& pairs, band_fn<typename 
     st.rounds = 1;
     return st;
   }
-  staged_pairs<Points> const staged(pairs, stream);
-  pair_set<Points> const dev = staged.pairs();
-  band_test<T> const test    = make_band_test(band.lower, band.upper);
-  bool const exact_ranges    = dev.mode == pair_mode::cross || test.symmetric();
-  key_ranges<T> const r      = build_key_ranges(dev, band.column, exact_ranges ? test : test.hull(), stream);
-  if (!exact_ranges) { return filter_key_ranges(r.view, dev, band_then<T, E>{band, e}, sink, opt, stream); }
-  if (filtered) { return filter_key_ranges(r.view, dev, e, sink, opt, stream); }
-  if constexpr (cuda::std::is_same_v<typename E::record_type, index_pair>) {
-    return write_key_ranges(r.view, sink, opt, stream);
-  } else {
-    return filter_key_ranges(r.view, dev, e, sink, opt, stream);
-  }
+  return with_band_ranges(pairs, band, stream, [&](pair_set<Points> const& dev, range_view const& v, bool exact) {
+    if (!exact) { return filter_key_ranges(v, dev, band_then<T, E>{band, e}, sink, opt, stream); }
+    if constexpr (cuda::std::is_same_v<typename E::record_type, index_pair>) {
+      if (!filtered) { return write_key_ranges(v, sink, opt, stream); }
+    }
+    return filter_key_ranges(v, dev, e, sink, opt, stream);
+  });
 }
 
 template <class Input, class Output, class Points, class X>
@@ -265,13 +277,11 @@ std::uint64_t band_join_count(execution_policy const& exec, pair_set<Points> con
       if (detail::band_join_method(pairs, opt, true) == join_method::nested_loop) {
         return band_join(exec, pairs, column, lower, upper, opt).size();
       }
-      detail::staged_pairs<Points> const staged(pairs, stream);
-      pair_set<Points> const dev = staged.pairs();
-      auto const test            = detail::make_band_test(lower, upper);
-      bool const exact           = dev.mode == pair_mode::cross || test.symmetric();
-      auto const r               = detail::build_key_ranges(dev, column, exact ? test : test.hull(), stream);
-      if (exact) { return r.view.total; }
-      return detail::count_key_ranges(r.view, dev, detail::as_emitter(band_fn<T>{column, lower, upper}), stream);
+      band_fn<T> const band{column, lower, upper};
+      return detail::with_band_ranges(
+        pairs, band, stream, [&](pair_set<Points> const& dev, detail::range_view const& v, bool exact) -> std::uint64_t {
+          return exact ? v.total : detail::count_key_ranges(v, dev, detail::as_emitter(band), stream);
+        });
     });
 }
 

@@ -67,24 +67,12 @@ join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cros
 
     // The estimate: the records of 1024 batches spread over the queries, counted exactly.
     auto estimate_high = [&](std::uint64_t& estimate) {
-      std::vector<unsigned long long> const picks = sampled_units(batches, 1024);
-      device_buffer list(picks.size() * sizeof(unsigned long long), stream);
-      device_buffer state(sizeof(work_state), stream);
-      device_buffer hits(sizeof(unsigned long long), stream);
-      TWOBODY_CUDA_TRY(cudaMemcpyAsync(list.data(), picks.data(), picks.size() * sizeof(unsigned long long),
-                                       cudaMemcpyHostToDevice, stream));
-      TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(work_state), stream));
-      TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
-      dynamic_units::params const units{
-        {list.as<unsigned long long const>(), picks.size(), 0, 0}, state.as<work_state>(), nullptr};
-      int const blocks = std::min<int>(grid_blocks<K, counter, T, D>(0), static_cast<int>(picks.size()));
-      tr.template launch<K, counter>({{hits.as<unsigned long long>()}, e}, units, 0, blocks, stream, false);
-      unsigned long long h = 0;
-      TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
-      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-      double const scale = static_cast<double>(batches) / static_cast<double>(picks.size());
-      estimate           = static_cast<std::uint64_t>(static_cast<double>(h) * scale + 0.5);
-      return units_estimate_high(h, picks.size(), batches);
+      return estimate_from_sampled_units(
+        batches, estimate, stream,
+        [&](dynamic_units::params const& units, unsigned long long* hits, unsigned long long picks) {
+          int const blocks = static_cast<int>(std::min<unsigned long long>(grid_blocks<K, counter, T, D>(0), picks));
+          tr.template launch<K, counter>({{hits}, e}, units, 0, blocks, stream, false);
+        });
     };
     st = run_rounds<Record, PS>(
       sink, jopt, batches, grid, grid_block_threads, "a batch of " + std::to_string(QPB) + " query points",

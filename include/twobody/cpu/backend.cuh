@@ -61,6 +61,26 @@ inline int thread_id()
 #endif
 }
 
+/// The records row(i, out) appends for rows 0 .. rows - 1, in row order: rows split into
+/// contiguous chunks over the threads, one record vector per chunk, joined in chunk order.
+template <class Record, class Row>
+std::vector<Record> records_by_row(std::int64_t rows, Row&& row)
+{
+  std::int64_t const chunks = rows <= 0 ? 0 : std::min<std::int64_t>(rows, 64 * max_threads());
+  std::vector<std::vector<Record>> parts(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    auto& out = parts[static_cast<std::size_t>(c)];
+    for (std::int64_t i = rows * c / chunks; i < rows * (c + 1) / chunks; ++i) { row(i, out); }
+  }
+  std::vector<Record> all;
+  std::size_t total = 0;
+  for (auto const& v : parts) { total += v.size(); }
+  all.reserve(total);
+  for (auto const& v : parts) { all.insert(all.end(), v.begin(), v.end()); }
+  return all;
+}
+
 }  // namespace detail
 
 /// Threads the CPU backend runs on: OpenMP's maximum, or 1 when compiled without OpenMP (the
@@ -185,27 +205,14 @@ std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x)
   using Record = typename decltype(e)::record_type;
   twobody::detail::check_record<Record>();
   detail::validate(pairs);
-  Points const& b         = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  std::int64_t const rows = pairs.a.size;
-  std::int64_t const chunks = rows == 0 ? 0 : std::min<std::int64_t>(rows, 64 * detail::max_threads());
-  std::vector<std::vector<Record>> parts(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(dynamic)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    auto& out = parts[static_cast<std::size_t>(c)];
-    for (std::int64_t i = rows * c / chunks; i < rows * (c + 1) / chunks; ++i) {
-      auto const p = pairs.a[i];
-      detail::for_each_partner(pairs, i, [&](std::int64_t j) {
-        Record r{};
-        if (e(p, b[j], i, j, r)) { out.push_back(r); }
-      });
-    }
-  }
-  std::vector<Record> all;
-  std::size_t total = 0;
-  for (auto const& v : parts) { total += v.size(); }
-  all.reserve(total);
-  for (auto const& v : parts) { all.insert(all.end(), v.begin(), v.end()); }
-  return all;
+  Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  return detail::records_by_row<Record>(pairs.a.size, [&](std::int64_t i, std::vector<Record>& out) {
+    auto const p = pairs.a[i];
+    detail::for_each_partner(pairs, i, [&](std::int64_t j) {
+      Record r{};
+      if (e(p, b[j], i, j, r)) { out.push_back(r); }
+    });
+  });
 }
 
 }  // namespace twobody::cpu

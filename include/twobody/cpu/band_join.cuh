@@ -48,32 +48,19 @@ std::vector<join_record_t<X>> band_join(pair_set<Points> const& pairs, int colum
   std::vector<T> keys(order.size());
   for (std::size_t q = 0; q < order.size(); ++q) { keys[q] = kb[order[q]]; }
 
-  std::int64_t const rows   = pairs.a.size;
-  std::int64_t const chunks = rows == 0 ? 0 : std::min<std::int64_t>(rows, 64 * detail::max_threads());
-  std::vector<std::vector<Record>> parts(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(dynamic)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    auto& out = parts[static_cast<std::size_t>(c)];
-    std::vector<std::uint32_t> partners;
-    for (std::int64_t i = rows * c / chunks; i < rows * (c + 1) / chunks; ++i) {
-      unsigned long long begin = 0, end = 0;
-      twobody::detail::band_range(search, ka[i], keys.data(), 0, keys.size(), begin, end);
-      partners.assign(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end));
-      std::sort(partners.begin(), partners.end());
-      auto const a = pairs.a[i];
-      for (std::uint32_t const j : partners) {
-        if (self && (j <= i || !band(ka[i], kb[j]))) { continue; }
-        Record r{};
-        if (e(a, b[j], i, j, r)) { out.push_back(r); }
-      }
+  return detail::records_by_row<Record>(pairs.a.size, [&](std::int64_t i, std::vector<Record>& out) {
+    thread_local std::vector<std::uint32_t> partners;  // reused across rows
+    unsigned long long begin = 0, end = 0;
+    twobody::detail::band_range(search, ka[i], keys.data(), 0, keys.size(), begin, end);
+    partners.assign(order.begin() + static_cast<std::ptrdiff_t>(begin), order.begin() + static_cast<std::ptrdiff_t>(end));
+    std::sort(partners.begin(), partners.end());
+    auto const a = pairs.a[i];
+    for (std::uint32_t const j : partners) {
+      if (self && (j <= i || !band(ka[i], kb[j]))) { continue; }
+      Record r{};
+      if (e(a, b[j], i, j, r)) { out.push_back(r); }
     }
-  }
-  std::vector<Record> all;
-  std::size_t total = 0;
-  for (auto const& v : parts) { total += v.size(); }
-  all.reserve(total);
-  for (auto const& v : parts) { all.insert(all.end(), v.begin(), v.end()); }
-  return all;
+  });
 }
 
 }  // namespace twobody::cpu

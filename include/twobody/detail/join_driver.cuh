@@ -1,6 +1,7 @@
 #pragma once
 
 #include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/engine.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/launch.cuh>
@@ -81,6 +82,39 @@ inline std::vector<unsigned long long> sampled_units(unsigned long long batches,
   for (unsigned long long s = 0; s < n; ++s) { picks[static_cast<std::size_t>(s)] = s * stride + stride / 2; }
   return picks;
 }
+
+/// The estimate of a join whose units can be counted (grid query batches, sorted-join candidate
+/// chunks): the records of up to 1024 units spread over all `units`, counted exactly by
+/// count(from_list, hits, picks) (a launch of the join's traversal with a record counter over
+/// the listed units, adding to *hits). Sets `estimate` (the scaled count) and returns the
+/// upper estimate (units_estimate_high).
+template <class Count>
+double estimate_from_sampled_units(unsigned long long units, std::uint64_t& estimate, cudaStream_t stream,
+                                   Count&& count)
+{
+  std::vector<unsigned long long> const picks = sampled_units(units, 1024);
+  device_buffer list(picks.size() * sizeof(unsigned long long), stream);
+  device_buffer state(sizeof(work_state), stream);
+  device_buffer hits(sizeof(unsigned long long), stream);
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(list.data(), picks.data(), picks.size() * sizeof(unsigned long long),
+                                   cudaMemcpyHostToDevice, stream));
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(work_state), stream));
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
+  dynamic_units::params const from_list{
+    {list.as<unsigned long long const>(), picks.size(), 0, 0}, state.as<work_state>(), nullptr};
+  count(from_list, hits.as<unsigned long long>(), static_cast<unsigned long long>(picks.size()));
+  unsigned long long h = 0;
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  double const scale = static_cast<double>(units) / static_cast<double>(picks.size());
+  estimate           = static_cast<std::uint64_t>(static_cast<double>(h) * scale + 0.5);
+  return units_estimate_high(h, picks.size(), units);
+}
+
+/// A 32-bit count read as a 64-bit value (prefix sums over counts that cannot wrap).
+struct widen_count {
+  __host__ __device__ unsigned long long operator()(cuda::std::uint32_t c) const { return c; }
+};
 
 /// Bytes a pool of one record costs: the record, its page's count, previous-page link and
 /// prefix sum spread over the page, and a drain buffer record for results sent to the host.
@@ -240,13 +274,10 @@ struct pool_storage {
                                                    static_cast<long long>(pages), stream));
     scan_temp = device_buffer(scan_bytes, stream);
   }
-  struct widen {
-    __host__ __device__ unsigned long long operator()(cuda::std::uint32_t c) const { return c; }
-  };
   /// Page counts read as 64-bit values, so the prefix sum cannot wrap past 2^32 records.
-  thrust::transform_iterator<widen, cuda::std::uint32_t const*> widened() const
+  thrust::transform_iterator<widen_count, cuda::std::uint32_t const*> widened() const
   {
-    return thrust::make_transform_iterator(page_count.as<cuda::std::uint32_t const>(), widen{});
+    return thrust::make_transform_iterator(page_count.as<cuda::std::uint32_t const>(), widen_count{});
   }
   void scan(cudaStream_t stream)
   {

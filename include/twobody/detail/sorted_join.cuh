@@ -41,10 +41,6 @@ struct key_ranges {
   range_view view;
 };
 
-struct widen_count {
-  __host__ __device__ unsigned long long operator()(cuda::std::uint32_t c) const { return c; }
-};
-
 /// Builds the ranges of `column` under `band` for device-resident pairs (self or cross).
 template <class Points>
 key_ranges<typename Points::value_type> build_key_ranges(pair_set<Points> const& dev, int column,
@@ -160,28 +156,16 @@ join_stats filter_key_ranges(range_view const& v, pair_set<Points> const& dev, E
   int const grid     = persistent_grid(kernel, B, 0, units);
   typename traversal::params const walk{v, dev.a, dev.mode == pair_mode::cross ? dev.b : dev.a};
 
-  // The estimate: the records of up to 1024 units spread over all of them, counted exactly.
+  // The estimate: the records of up to 1024 units spread over all of them, counted exactly
+  // (no more than the candidates).
   auto estimate_high = [&](std::uint64_t& estimate) {
-    std::vector<unsigned long long> const picks = sampled_units(units, 1024);
-    device_buffer list(picks.size() * sizeof(unsigned long long), stream);
-    device_buffer state(sizeof(work_state), stream);
-    device_buffer hits(sizeof(unsigned long long), stream);
-    TWOBODY_CUDA_TRY(cudaMemcpyAsync(list.data(), picks.data(), picks.size() * sizeof(unsigned long long),
-                                     cudaMemcpyHostToDevice, stream));
-    TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(work_state), stream));
-    TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
-    dynamic_units::params const from_list{
-      {list.template as<unsigned long long const>(), picks.size(), 0, 0}, state.template as<work_state>(), nullptr};
-    int const blocks = std::min<int>(persistent_grid(counts, B, 0, picks.size()), static_cast<int>(picks.size()));
-    counts<<<blocks, B, 0, stream>>>(walk, {{hits.template as<unsigned long long>()}, e}, from_list);
-    TWOBODY_CHECK_LAUNCH();
-    unsigned long long h = 0;
-    TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-    estimate = static_cast<std::uint64_t>(static_cast<double>(h) * static_cast<double>(units) /
-                                            static_cast<double>(picks.size()) +
-                                          0.5);
-    return std::min(units_estimate_high(h, picks.size(), units), static_cast<double>(v.total));
+    double const high = estimate_from_sampled_units(
+      units, estimate, stream, [&](dynamic_units::params const& from_list, unsigned long long* hits, unsigned long long picks) {
+        int const blocks = static_cast<int>(std::min<unsigned long long>(persistent_grid(counts, B, 0, picks), picks));
+        counts<<<blocks, B, 0, stream>>>(walk, {{hits}, e}, from_list);
+        TWOBODY_CHECK_LAUNCH();
+      });
+    return std::min(high, static_cast<double>(v.total));
   };
   return run_rounds<Record, PS>(
     sink, opt, units, grid, B,

@@ -21,6 +21,7 @@
 #include <twobody/detail/band_keys.cuh>
 #include <twobody/detail/device_array.cuh>
 #include <twobody/dispatch/backend.cuh>
+#include <twobody/host/out_of_core_join.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/points.cuh>
 
@@ -234,12 +235,7 @@ join_stats band_join_each(execution_policy const& exec, pair_set<Points> const& 
           rec.j = br[b0 + rec.j];
         }
         if (!mapped.empty()) { consume(static_cast<Record const*>(mapped.data()), mapped.size()); }
-        join_stats const& st = r.stats();
-        total.results += st.results;
-        total.estimated_results += st.estimated_results;
-        total.pool_records = std::max(total.pool_records, st.pool_records);
-        total.rounds += st.rounds;
-        total.units_rolled_back += st.units_rolled_back;
+        detail::add_join_stats(total, r.stats());
       }
     }
   }
