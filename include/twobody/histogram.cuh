@@ -26,6 +26,7 @@
 #include <twobody/detail/histogram_launch.cuh>
 #include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram.cuh>
@@ -115,9 +116,7 @@ histogram_result<pair_count_t<Points>> histogram(execution_policy const& exec, p
       detail::device_buffer d(sizeof(Count) * (bins.size() + 1), stream);
       detail::run_planned_histogram(pairs, f, bins, d.as<Count>(), plan_histogram<Count>(pairs, f, bins), stream);
       std::vector<Count> all(bins.size() + 1);
-      TWOBODY_CUDA_TRY(
-        cudaMemcpyAsync(all.data(), d.data(), sizeof(Count) * all.size(), cudaMemcpyDeviceToHost, stream));
-      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      detail::copy_to_host_sync(all.data(), d.as<Count>(), all.size(), stream);
       return histogram_result<Count>::from_slots(std::move(all), pairs.count());
     });
 }

@@ -15,6 +15,7 @@
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/per_point.cuh>
@@ -57,8 +58,7 @@ std::vector<typename Points::value_type> sum_per_point(execution_policy const& e
       if (out.empty()) { return out; }
       detail::device_buffer d(sizeof(T) * out.size(), stream);
       sum_per_point(pairs, f, d.as<T>(), stream);
-      TWOBODY_CUDA_TRY(cudaMemcpyAsync(out.data(), d.as<T>(), sizeof(T) * out.size(), cudaMemcpyDeviceToHost, stream));
-      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      detail::copy_to_host_sync(out.data(), d.as<T>(), out.size(), stream);
       return out;
     });
 }

@@ -8,8 +8,11 @@
 ///     double ksum = twobody::reduce_pairs(pairs, gaussian{h}, cuda::std::plus<double>{}, 0.0);
 ///
 /// Like CUB, the explicit form takes caller-provided temporary storage: call it once with
-/// `d_temp == nullptr` to learn `temp_bytes`, then again to run. Weighted point sets
-/// multiply each pair's value by w_i w_j before reducing.
+/// `d_temp == nullptr` to learn `temp_bytes`, then again to run. With device point arrays it
+/// then neither allocates nor synchronizes, so it can be captured in a CUDA graph and
+/// replayed (docs/small-sets.md). Weighted point sets multiply each pair's value by w_i w_j
+/// before reducing. The input policy is the cost model's choice per problem
+/// (input::automatic) unless one is named as the first template argument.
 ///
 /// `identity` must be the identity of `op` (0 for plus, 1 for multiplies, +inf for min):
 /// every GPU block and CPU thread starts from it, so any other value is counted several times.
@@ -19,10 +22,12 @@
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
+#include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/output/registers.cuh>
 #include <twobody/points.cuh>
@@ -36,11 +41,38 @@
 namespace twobody {
 namespace detail {
 
+template <class Points, class F, class Op, class T, class Inner>
+struct reduction_kernels {
+  template <class Input>
+  using kernel = pair_kernel<Input, reduction_agent<T, Op, Inner, Input::block_threads>, Points, F>;
+};
+
+template <class Points>
+using reduction_inputs = one_call_inputs<model::for_reduction, Points>;
+
+/// The plan of a reduction of T over `pairs` (input::automatic): cached by choose_policy.
+template <class Points, class F, class Op, class T, class Inner>
+policy_plan plan_reduction(pair_set<Points> const& pairs)
+{
+  problem p        = sizes_of(pairs, statistic_kind::reduction);
+  p.output_bytes   = static_cast<long long>(sizeof(T));
+  using kernels    = reduction_kernels<Points, F, Op, T, Inner>;
+  return choose_policy(p, device_info::get(), candidates_of<kernels::template kernel>(reduction_inputs<Points>{}));
+}
+
 template <class Input, class Points, class F, class Op, class T, class Inner>
 void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F const& f, Op op, T identity,
                  T* d_result, cudaStream_t stream)
 {
   validate(pairs);
+  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
+    // Both phases plan the same (the plan is a function of the sizes and the device).
+    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
+    with_chosen_input(reduction_inputs<Points>{}, plan.input, [&](auto in) {
+      reduce_impl<decltype(in), Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
+    });
+    return;
+  } else {
   using kernel = pair_kernel<Input, reduction_agent<T, Op, Inner, Input::block_threads>, Points, F>;
   // The grid depends only on the device and the sizes, so both phases agree on it.
   launch_plan const lp = kernel::plan(pairs, 0);
@@ -63,14 +95,14 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
   // With no pairs (grid 0) CUB writes the identity.
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, cub_bytes, partials,
                                              d_result, lp.grid, op, identity, stream));
+  }
 }
 
 template <class T>
 T copy_to_host(T const* d, cudaStream_t stream)
 {
   T h{};
-  TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, d, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  copy_to_host_sync(&h, d, 1, stream);
   return h;
 }
 
@@ -101,8 +133,8 @@ void count_allocating(pair_set<Points> const& pairs, Pred const& pred, pair_coun
 }  // namespace detail
 
 /// Explicit form: reduce f(a, b) over all pairs with `op` (associative, `identity` its
-/// neutral element) into *d_result, with the named input policy. Two-phase temp storage.
-template <class Input, class Points, class F, class Op, class T>
+/// neutral element) into *d_result. Two-phase temp storage.
+template <class Input = input::automatic, class Points, class F, class Op, class T>
 void reduce_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F f, Op op, T identity,
                   T* d_result, cudaStream_t stream = 0)
 {
@@ -115,7 +147,7 @@ void reduce_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const&
 
 /// Explicit form of count_pairs: number of pairs with pred(a, b) true (weighted sets: the
 /// sum of w_i w_j over them, in double). Two-phase temp storage.
-template <class Input, class Points, class Pred>
+template <class Input = input::automatic, class Points, class Pred>
 void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, Pred pred,
                  pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
@@ -130,7 +162,7 @@ void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
 
 /// One-call reduction into device memory (asynchronous; allocates its scratch space
 /// stream-ordered).
-template <class Input = default_input, class Points, class F, class Op, class T>
+template <class Input = input::automatic, class Points, class F, class Op, class T>
 void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_result, cudaStream_t stream = 0)
 {
   detail::validate(pairs);
@@ -142,7 +174,7 @@ void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_re
 /// One-call reduction returned to the host, on the backend `exec` names (the GPU form
 /// synchronizes exec.stream). Point arrays may be in host or device memory on the GPU, host
 /// memory on the CPU.
-template <class Input = default_input, class Points, class F, class Op, class T>
+template <class Input = input::automatic, class Points, class F, class Op, class T>
 T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f, Op op, T identity)
 {
   return detail::on_backend(
@@ -155,14 +187,14 @@ T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f,
 }
 
 /// One-call reduction returned to the host under exec::automatic on `stream`.
-template <class Input = default_input, class Points, class F, class Op, class T>
+template <class Input = input::automatic, class Points, class F, class Op, class T>
 T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, cudaStream_t stream = 0)
 {
   return reduce_pairs<Input>(exec::automatic.on(stream), pairs, f, op, identity);
 }
 
 /// One-call count into device memory (asynchronous).
-template <class Input = default_input, class Points, class Pred>
+template <class Input = input::automatic, class Points, class Pred>
 void count_pairs(pair_set<Points> const& pairs, Pred pred, pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
   detail::validate(pairs);
@@ -173,7 +205,7 @@ void count_pairs(pair_set<Points> const& pairs, Pred pred, pair_count_t<Points>*
 
 /// One-call count returned to the host, on the backend `exec` names: pairs with pred(a, b)
 /// true, e.g. `count_pairs(exec::cpu, self_pairs(p), within_radius(r))` for the 2PCF's DD(r).
-template <class Input = default_input, class Points, class Pred>
+template <class Input = input::automatic, class Points, class Pred>
 pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> const& pairs, Pred pred)
 {
   using C = pair_count_t<Points>;
@@ -187,7 +219,7 @@ pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> 
 }
 
 /// One-call count returned to the host under exec::automatic on `stream`.
-template <class Input = default_input, class Points, class Pred>
+template <class Input = input::automatic, class Points, class Pred>
 pair_count_t<Points> count_pairs(pair_set<Points> const& pairs, Pred pred, cudaStream_t stream = 0)
 {
   return count_pairs<Input>(exec::automatic.on(stream), pairs, pred);

@@ -10,6 +10,8 @@
 #include <twobody/error.cuh>
 #include <twobody/estimators.cuh>
 #include <twobody/execution.cuh>
+#include <twobody/frame_set.cuh>
+#include <twobody/frames.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/grid.cuh>
 #include <twobody/grid_index.cuh>

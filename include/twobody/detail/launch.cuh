@@ -18,6 +18,8 @@
 #include <mutex>
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 
 namespace twobody::detail {
 
@@ -49,11 +51,41 @@ inline int current_device()
 /// A persistent grid for `kernel`: the blocks that fit on all SMs at once, at most `cap`
 /// (the work units there are). Kernels needing more than 48 KiB of dynamic shared memory must
 /// have their attribute raised first, or they count as not fitting.
+/// Occupancy answers (blocks per SM, or clusters) per kernel, launch shape and device, asked of
+/// CUDA once: the queries cost microseconds, and the one-call forms launch every call.
+template <class Query>
+int cached_occupancy(void const* kernel, int block_threads, std::size_t dynamic_smem, int cluster, Query&& query)
+{
+  struct key_hash {
+    std::size_t operator()(std::tuple<void const*, int, std::size_t, int, int> const& k) const
+    {
+      std::size_t h = std::hash<void const*>{}(std::get<0>(k));
+      h             = h * 1000003u ^ std::hash<std::size_t>{}(std::get<2>(k));
+      return h * 1000003u ^ static_cast<std::size_t>(std::get<1>(k) * 131 + std::get<3>(k) * 17 + std::get<4>(k));
+    }
+  };
+  static std::mutex m;
+  static std::unordered_map<std::tuple<void const*, int, std::size_t, int, int>, int, key_hash> cache;
+  auto const key = std::make_tuple(kernel, block_threads, dynamic_smem, cluster, current_device());
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto const hit = cache.find(key);
+    if (hit != cache.end()) { return hit->second; }
+  }
+  int const value = query();
+  std::lock_guard<std::mutex> lock(m);
+  cache[key] = value;
+  return value;
+}
+
 template <class Kernel>
 int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, unsigned long long cap)
 {
-  int per_sm = 0;
-  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+  int const per_sm = cached_occupancy(reinterpret_cast<void const*>(kernel), block_threads, dynamic_smem, 0, [&] {
+    int blocks = 0;
+    TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block_threads, dynamic_smem));
+    return blocks;
+  });
   TWOBODY_EXPECTS(per_sm > 0, "the kernel cannot run on this GPU: too much shared memory or registers per block");
   unsigned long long const grid = static_cast<unsigned long long>(per_sm) * device_info::get().sm_count;
   return static_cast<int>(grid < cap ? grid : cap);
@@ -104,11 +136,14 @@ inline cudaLaunchConfig_t cluster_config(int grid, int block_threads, std::size_
 template <class Kernel>
 int persistent_cluster_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, int cluster, unsigned long long cap)
 {
-  prepare_cluster_launch(kernel, cluster);
-  cudaLaunchAttribute attr{};
-  cudaLaunchConfig_t const cfg = cluster_config(cluster, block_threads, dynamic_smem, cluster, 0, attr);
-  int clusters = 0;
-  TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<void const*>(kernel), &cfg));
+  int const clusters = cached_occupancy(reinterpret_cast<void const*>(kernel), block_threads, dynamic_smem, cluster, [&] {
+    prepare_cluster_launch(kernel, cluster);
+    cudaLaunchAttribute attr{};
+    cudaLaunchConfig_t const cfg = cluster_config(cluster, block_threads, dynamic_smem, cluster, 0, attr);
+    int n = 0;
+    TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<void const*>(kernel), &cfg));
+    return n;
+  });
   TWOBODY_EXPECTS(clusters > 0, ("no cluster of " + std::to_string(cluster) + " blocks with " +
                                  std::to_string(dynamic_smem) + " bytes of shared memory each fits on this GPU")
                                   .c_str());

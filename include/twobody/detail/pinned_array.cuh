@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstring>
 #include <utility>
 
 namespace twobody::detail {
@@ -39,5 +40,29 @@ class pinned_array {
   T* ptr_        = nullptr;
   std::size_t n_ = 0;
 };
+
+/// Copies n values from device memory to host memory `dst` on `stream` and waits. Small
+/// results (the one-call forms' counts, sums and histograms) go through a per-thread pinned
+/// bounce buffer: a copy to pageable memory costs the driver a staging step (about 3 us of a
+/// 20 us small call on the H100).
+template <class T>
+void copy_to_host_sync(T* dst, T const* src, std::size_t n, cudaStream_t stream)
+{
+  constexpr std::size_t bounce_bytes = std::size_t(64) << 10;
+  std::size_t const bytes            = n * sizeof(T);
+  if (bytes == 0) {
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    return;
+  }
+  if (bytes > bounce_bytes) {
+    TWOBODY_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    return;
+  }
+  thread_local pinned_array<unsigned char> bounce(bounce_bytes);
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(bounce.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  std::memcpy(dst, bounce.data(), bytes);
+}
 
 }  // namespace twobody::detail

@@ -20,6 +20,95 @@ struct kernel_inputs {
   bool vector_aligned;  ///< coordinate arrays 16-byte aligned (vector loads allowed)
 };
 
+/// Thread slot r's own point of the row tile of row_count points at row_start (and its weight).
+/// Slots past the end of a partial row tile repeat the tile's first point, so that the partial
+/// tile's pairs are real points whose results are dropped (keep false). A branch, not selects:
+/// with selects ptxas scheduled the hot loops of the SDH with the read-only tile and with IEEE
+/// sqrt 4-5% slower (bench_suite, H100), the hot-loop PTX unchanged.
+template <int B, int R, class Points, class T, int D>
+__device__ __forceinline__ void load_own_points(Points const& a, size_type row_start, int row_count, point<T, D> (&own)[R],
+                                                T (&own_w)[R])
+{
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    int const p = threadIdx.x + r * B;
+    if (p < row_count) {
+      own[r]   = a.load_readonly(row_start + p);
+      own_w[r] = a.weight_readonly(row_start + p);
+    } else {
+      own[r]   = a.load_readonly(row_start);
+      own_w[r] = T(0);
+    }
+  }
+}
+
+/// The pairs of one tile pair into `out`: thread slot r's own point own[r] (own point
+/// row_start + threadIdx.x + r * B of a row tile of row_count points) against the column tile of
+/// col_count points at col_start, staged by `columns`. A diagonal tile pair (the same tile on
+/// both sides, self and ordered mode) takes the balanced scheme. Shared by every traversal that
+/// tiles (one launch's tile schedule; the frames of a batch).
+template <int B, int R, class Columns, class T, int D, class Weight, class Visitor>
+__device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode, bool diagonal, point<T, D> const (&own)[R],
+                                                Weight&& weight, size_type row_start, int row_count, size_type col_start,
+                                                int col_count, Visitor& out)
+{
+  constexpr int TS = B * R;
+  using stored     = typename Columns::stored;
+  if (diagonal) {
+    columns.stage(row_start, row_count);
+    if (mode == pair_mode::self) {
+      for (int k = 1; k <= TS / 2; ++k) {
+        out.template step<R>([&](int r, auto&& use) {
+          int const p = threadIdx.x + r * B;
+          int const q = diagonal_partner(p, k, TS);
+          if (diagonal_self_pair(p, q, k, TS, row_count)) {
+            // Keep self mode's promise (a_i, a_j) with i < j, so non-symmetric functors see one order.
+            stored const s       = columns.at(q);
+            point<T, D> const sc = s.coords();
+            if (q > p) {
+              use(own[r], sc, row_start + p, row_start + q, weight(r, s), true);
+            } else {
+              use(sc, own[r], row_start + q, row_start + p, weight(r, s), true);
+            }
+          }
+        });
+      }
+    } else {  // ordered: every q != p
+      for (int k = 1; k < TS; ++k) {
+        out.template step<R>([&](int r, auto&& use) {
+          int const p = threadIdx.x + r * B;
+          int const q = diagonal_partner(p, k, TS);
+          if (p < row_count && q < row_count) {
+            stored const s = columns.at(q);
+            use(own[r], s.coords(), row_start + p, row_start + q, weight(r, s), true);
+          }
+        });
+      }
+    }
+  } else {
+    // Full row tiles keep every pair; the last, partial row tile (cross and ordered mode, or
+    // A smaller than a tile) evaluates every slot as a full tile does and drops the padding's
+    // results: a branch around each pair made these tile pairs 2-3x slower.
+    int j = 0;
+    if (row_count == TS) {
+      columns.for_each(col_start, col_count, [&](stored const& s) {
+        out.template step<R>([&](int r, auto&& use) {
+          use(own[r], s.coords(), row_start + threadIdx.x + r * B, col_start + j, weight(r, s), true);
+        });
+        ++j;
+      });
+    } else {
+      columns.for_each(col_start, col_count, [&](stored const& s) {
+        out.template step<R>([&](int r, auto&& use) {
+          int const p = threadIdx.x + r * B;
+          use(own[r], s.coords(), row_start + p, col_start + j, weight(r, s), p < row_count);
+        });
+        ++j;
+      });
+    }
+  }
+}
+
 /// Units are tile pairs (flat indices of a tile_schedule). An input policy says how column points
 /// reach the threads; thread t of a block holds own points row_start + t + r * B, r < R, in
 /// registers, kept while consecutive units stay on one row tile.
@@ -92,78 +181,13 @@ struct tile_traversal {
         if (loaded_row >= 0) { out.end_row(loaded_row * TS, row_count); }
         loaded_row = row;
         row_count  = static_cast<int>(in.a.size - row_start < TS ? in.a.size - row_start : TS);
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          // Slots past the end of a partial row tile repeat the tile's first point, so that the
-          // partial tile's pairs are real points whose results are dropped (keep false). A branch,
-          // not selects: with selects ptxas scheduled the hot loops of the SDH with the read-only
-          // tile and with IEEE sqrt 4-5% slower (bench_suite, H100), the hot-loop PTX unchanged.
-          int const p = threadIdx.x + r * B;
-          if (p < row_count) {
-            own[r]   = in.a.load_readonly(row_start + p);
-            own_w[r] = in.a.weight_readonly(row_start + p);
-          } else {
-            own[r]   = in.a.load_readonly(row_start);
-            own_w[r] = T(0);
-          }
-        }
+        load_own_points<B, R>(in.a, row_start, row_count, own, own_w);
       }
       size_type const col_start = col * TS;
       int const col_count       = static_cast<int>(in.b.size - col_start < TS ? in.b.size - col_start : TS);
 
-      if (sched.is_diagonal(row, col)) {
-        columns.stage(row_start, row_count);
-        if (in.mode == pair_mode::self) {
-          for (int k = 1; k <= TS / 2; ++k) {
-            out.template step<R>([&](int r, auto&& use) {
-              int const p = threadIdx.x + r * B;
-              int const q = diagonal_partner(p, k, TS);
-              if (diagonal_self_pair(p, q, k, TS, row_count)) {
-                // Keep self mode's promise (a_i, a_j) with i < j, so non-symmetric functors see one order.
-                stored const s       = columns.at(q);
-                point<T, D> const sc = s.coords();
-                if (q > p) {
-                  use(own[r], sc, row_start + p, row_start + q, weight(r, s), true);
-                } else {
-                  use(sc, own[r], row_start + q, row_start + p, weight(r, s), true);
-                }
-              }
-            });
-          }
-        } else {  // ordered: every q != p
-          for (int k = 1; k < TS; ++k) {
-            out.template step<R>([&](int r, auto&& use) {
-              int const p = threadIdx.x + r * B;
-              int const q = diagonal_partner(p, k, TS);
-              if (p < row_count && q < row_count) {
-                stored const s = columns.at(q);
-                use(own[r], s.coords(), row_start + p, row_start + q, weight(r, s), true);
-              }
-            });
-          }
-        }
-      } else {
-        // Full row tiles keep every pair; the last, partial row tile (cross and ordered mode, or
-        // A smaller than a tile) evaluates every slot as a full tile does and drops the padding's
-        // results: a branch around each pair made these tile pairs 2-3x slower.
-        int j = 0;
-        if (row_count == TS) {
-          columns.for_each(col_start, col_count, [&](stored const& s) {
-            out.template step<R>([&](int r, auto&& use) {
-              use(own[r], s.coords(), row_start + threadIdx.x + r * B, col_start + j, weight(r, s), true);
-            });
-            ++j;
-          });
-        } else {
-          columns.for_each(col_start, col_count, [&](stored const& s) {
-            out.template step<R>([&](int r, auto&& use) {
-              int const p = threadIdx.x + r * B;
-              use(own[r], s.coords(), row_start + p, col_start + j, weight(r, s), p < row_count);
-            });
-            ++j;
-          });
-        }
-      }
+      visit_tile_pair<B, R>(columns, in.mode, sched.is_diagonal(row, col), own, weight, row_start, row_count, col_start,
+                            col_count, out);
       unsigned long long const bound = static_cast<unsigned long long>(row_count) * static_cast<unsigned long long>(col_count);
       if (!end_unit(out, units, unit, bound)) { break; }
       if constexpr (Source::consecutive) { sched.advance(row, col); }

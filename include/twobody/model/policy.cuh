@@ -25,6 +25,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -115,7 +117,7 @@ inline cost_constants h100_constants(input_candidate const& c)
 {
   cost_constants k{};
   model::for_each_input([&](auto e) {
-    if (decltype(e)::kind == c.input) { k = decltype(e)::h100(c.points_per_thread); }
+    if (decltype(e)::kind == c.input) { k = decltype(e)::h100(c.block_threads, c.points_per_thread); }
   });
   return k;
 }
@@ -311,7 +313,7 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
   return c;
 }
 
-/// Plans `p` on `dev` among `candidates` (the input policies compiled for it).
+/// The decision tree behind choose_policy (uncached):
 ///  1. Unknown output size (Type III) -> direct output buffer.
 ///  2. Output of at most register_output_max_bytes (Type I) -> registers; per-point
 ///     statistics -> per-point register sums. Input: the candidate with the least predicted
@@ -321,7 +323,8 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
 ///     several passes when even one copy does not fit. The shared tile wins while tile plus
 ///     copies leave the occupancy at its register limit; the shuffle tile (no shared memory)
 ///     when the copies need the tile's shared memory.
-inline policy_plan choose_policy(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
+namespace model {
+inline policy_plan choose_policy_uncached(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
 {
   TWOBODY_EXPECTS(p.n_a >= 0 && p.n_b >= 0, "choose_policy: negative sizes");
   TWOBODY_EXPECTS(dev.sm_count > 0, "choose_policy: incomplete device description");
@@ -396,7 +399,12 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     if (c.histogram_output == output_kind::global_atomics) {
       if (force.copies != 0) { continue; }
       // One L2 atomic per pair: the whole GPU's atomic rate, lower where few bins take them all.
-      double const t = model::pair_count(p) * (k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots);
+      // Small sets pay for the tile's padding too (the padding's pairs take their atomics).
+      long long const tile_g = static_cast<long long>(c.block_threads) * c.points_per_thread;
+      double const visited   = std::max(model::pair_count(p), static_cast<double>(model::tile_pairs(p, tile_g)) *
+                                                                static_cast<double>(tile_g * tile_g) *
+                                                                (p.mode == pair_mode::self ? 0.5 : 1.0));
+      double const t = visited * (k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots);
       if (t < best.predicted_seconds) {
         best                   = policy_plan{};
         best.input             = c;
@@ -459,6 +467,47 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
                                       : "choose_policy: no composition fits on this GPU");
   best.forced = force.any();
   return best;
+}
+
+/// The bytes that decide a plan: the problem, the device, the candidates and TWOBODY_POLICY.
+inline std::string plan_key(problem const& p, device_info const& dev, std::vector<input_candidate> const& candidates,
+                            char const* policy_env)
+{
+  std::string key;
+  auto put = [&](auto v) { key.append(reinterpret_cast<char const*>(&v), sizeof(v)); };
+  put(p.kind), put(p.mode), put(p.n_a), put(p.n_b), put(p.output_bytes), put(p.slots), put(p.counter_bytes);
+  put(p.value_bytes), put(p.dims);
+  put(dev.device), put(dev.cc_major), put(dev.cc_minor), put(dev.sm_count), put(dev.smem_per_sm);
+  put(dev.smem_per_block_optin), put(dev.reserved_smem_per_block), put(dev.regs_per_sm), put(dev.max_threads_per_sm);
+  put(dev.max_blocks_per_sm);
+  for (auto const& c : candidates) {
+    put(c.input), put(c.block_threads), put(c.points_per_thread), put(c.regs_per_thread), put(c.static_smem);
+    put(c.histogram_output);
+  }
+  key += policy_env != nullptr ? policy_env : "";
+  return key;
+}
+
+}  // namespace model
+
+/// Plans `p` on `dev` among `candidates` (the input policies compiled for it). Plans are
+/// cached per problem, device, candidates and TWOBODY_POLICY (the one-call forms plan every
+/// call: uncached, planning cost about 9 us, a third of a small call).
+inline policy_plan choose_policy(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
+{
+  static std::mutex m;
+  static std::unordered_map<std::string, policy_plan> cache;
+  std::string const key = model::plan_key(p, dev, candidates, std::getenv("TWOBODY_POLICY"));
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto const hit = cache.find(key);
+    if (hit != cache.end()) { return hit->second; }
+  }
+  policy_plan plan = model::choose_policy_uncached(p, dev, std::move(candidates));
+  std::lock_guard<std::mutex> lock(m);
+  if (cache.size() >= 4096) { cache.clear(); }  // bounded: many distinct sizes start it afresh
+  cache.emplace(key, plan);
+  return plan;
 }
 
 /// Plans `p` on `dev` with the library's default candidates.

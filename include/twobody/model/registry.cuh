@@ -108,6 +108,12 @@ constexpr bool points_per_thread_fit(int value_bytes, int dims, int points_per_t
 inline constexpr double h100_c_lp       = 1.516e-13;
 inline constexpr double h100_saturation = 9.2;
 
+/// The small shared tile (64 threads x 2 points): one shared load per 2 pairs instead of 4 or 8,
+/// and a tile switch every 128 columns. Not calibrated yet: set above the large tiles' constants
+/// so that large problems keep them (bench_frames measures the small-N side).
+inline constexpr double small_tile_c_l           = 7.2e-11;
+inline constexpr double small_tile_reduction_c_l = 4.2e-11;
+
 /// The grid traversal's privatized histograms (grid.cuh): only the ratio of C_LP to C_L and the
 /// saturation pick its copies. Not calibrated on their own: the read-only tile's C_L (the grid
 /// kernel reads most partners through the read-only cache, one pair at a time).
@@ -124,10 +130,15 @@ struct input_entry<input_kind::shared_tile> {
   static constexpr bool tile_in_shared_memory = true;
   template <int B, int R>
   using type     = input::shared_tile<B, R>;
+  // The small tile (64 x 2 = 128 points) is for small sets and frames: a 2048-point tile leaves
+  // a 256-point set one block with 64 times its pairs in padding (issue 24: 93 us of kernel for
+  // 32,640 pairs), and a 4096-point set 3 tile pairs for 132 SMs.
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point, 256, 8, 128>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram, 256, 4, 126>>;
-  static constexpr cost_constants h100(int points_per_thread)
+                              compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram, 256, 4, 126>,
+                              compiled_shape<for_histogram | for_per_point | for_reduction, 64, 2, 64>>;
+  static constexpr cost_constants h100(int block_threads, int points_per_thread)
   {
+    if (block_threads * points_per_thread <= 128) { return {{small_tile_c_l, h100_c_lp, h100_saturation}, small_tile_reduction_c_l, 2.39}; }
     return points_per_thread >= 8 ? cost_constants{{5.521e-11, h100_c_lp, h100_saturation}, 3.349e-11, 1.92}
                                   : cost_constants{{5.67e-11, h100_c_lp, h100_saturation}, 3.352e-11, 2.39};
   }
@@ -142,7 +153,7 @@ struct input_entry<input_kind::shuffle_tile> {
   using type     = input::shuffle_tile<B, R>;
   // No tile in shared memory: it is all the copies' (and the cluster shares').
   using one_call = shape_list<compiled_shape<for_histogram, 256, 4, 96>, compiled_shape<for_cluster_histogram, 256, 4, 96>>;
-  static constexpr cost_constants h100(int) { return {{6.307e-11, h100_c_lp, h100_saturation}, 4.0e-11, 3.54}; }
+  static constexpr cost_constants h100(int, int) { return {{6.307e-11, h100_c_lp, h100_saturation}, 4.0e-11, 3.54}; }
 };
 
 template <>
@@ -154,7 +165,7 @@ struct input_entry<input_kind::readonly_tile> {
   using type     = input::readonly_tile<B, R>;
   using one_call = shape_list<>;  // explicit forms only
   // Not calibrated: from bench_suite (1.82 T pairs/s SDH, 2.39 T 2PCF), shuffle's diagonal cost.
-  static constexpr cost_constants h100(int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
 };
 
 template <>
@@ -165,7 +176,7 @@ struct input_entry<input_kind::naive> {
   template <int B, int R>
   using type     = input::naive<B>;
   using one_call = shape_list<>;  // baseline, explicit forms only
-  static constexpr cost_constants h100(int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
 };
 
 /// Every registered input policy, in the order the planner prefers on equal predictions.
