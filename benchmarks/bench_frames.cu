@@ -4,9 +4,14 @@
 //               sync: wall clock over a batch of calls divided by the calls), for a periodic
 //               RDF (128 bins) and a pair count within r, device data;
 //  - phase/...  where a call's time goes: planning, pointer checks, scratch allocation, the
-//               launch, the copy back and the synchronization, each timed alone.
+//               launch, the copy back and the synchronization, each timed alone;
+//  - frames/... F frames of N atoms (a periodic box per frame, uniform atoms at a liquid-like
+//               number density, RDF out to 12 in 128 bins): one batched call (summed and per
+//               frame), the loop of one-call forms over the frames, the CPU backend (fewer
+//               frames), and the same RDF at N = 2^20 in one call for the large-N rate. Wall
+//               clock around the whole call including its host work and final synchronization.
 //
-//   bench_frames [--sizes=256,1024,4096,16384] [google benchmark flags]
+//   bench_frames [--sizes=256,1024,4096,16384] [--frames=1000] [google benchmark flags]
 #include "bench_common.cuh"
 
 #include <twobody/detail/staging.cuh>
@@ -172,12 +177,168 @@ void phase_empty_kernel_sync(benchmark::State& state)
   });
 }
 
+// --- frames --------------------------------------------------------------------------------
+
+long long frame_count = 1000;
+
+/// F frames of N atoms, uniform in a cube whose side keeps about 0.0185 atoms per unit volume
+/// (24 for 256 atoms: twice the RDF's reach), frame after frame, on the device.
+struct frame_data {
+  float side = 0;
+  std::vector<twobody::size_type> offsets;
+  std::vector<float> boxes;
+  std::vector<float> hx, hy, hz;
+  bench::device_scratch x, y, z, d_offsets, d_boxes;
+  frame_data(long long n, long long frames)
+    : side(24.f * std::cbrt(static_cast<float>(n) / 256.f)),
+      x(sizeof(float) * n * frames), y(sizeof(float) * n * frames), z(sizeof(float) * n * frames),
+      d_offsets(sizeof(twobody::size_type) * (frames + 1)), d_boxes(sizeof(float) * 3 * frames)
+  {
+    std::mt19937 rng(4242);
+    std::uniform_real_distribution<float> u(0.f, side);
+    for (auto* v : {&hx, &hy, &hz}) {
+      v->resize(static_cast<std::size_t>(n * frames));
+      for (auto& c : *v) { c = u(rng); }
+    }
+    for (long long f = 0; f <= frames; ++f) { offsets.push_back(f * n); }
+    boxes.assign(static_cast<std::size_t>(3 * frames), side);
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(x.ptr, hx.data(), sizeof(float) * hx.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(y.ptr, hy.data(), sizeof(float) * hy.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(z.ptr, hz.data(), sizeof(float) * hz.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(d_offsets.ptr, offsets.data(), sizeof(twobody::size_type) * offsets.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(d_boxes.ptr, boxes.data(), sizeof(float) * boxes.size(), cudaMemcpyHostToDevice));
+  }
+  twobody::points<float, 3> device_points() const
+  {
+    return twobody::make_points(offsets.back(), x.as<float>(), y.as<float>(), z.as<float>());
+  }
+  twobody::frame_set<twobody::points<float, 3>> device_frames() const
+  {
+    return twobody::make_frames(device_points(), offsets.data(), static_cast<twobody::size_type>(offsets.size()) - 1)
+      .with_boxes(boxes.data());
+  }
+  twobody::frame_set<twobody::points<float, 3>> host_frames(long long frames) const
+  {
+    auto p = twobody::make_points(offsets[frames], hx.data(), hy.data(), hz.data());
+    return twobody::make_frames(p, offsets.data(), frames).with_boxes(boxes.data());
+  }
+};
+
+frame_data const& frames_of(long long n)
+{
+  static std::map<long long, std::unique_ptr<frame_data>> cache;
+  auto& slot = cache[n];
+  if (!slot) { slot = std::make_unique<frame_data>(n, frame_count); }
+  return *slot;
+}
+
+rdf_case rdf_in(float side)
+{
+  rdf_case c;
+  c.f = twobody::make_periodic_squared_euclidean(side, side, side);
+  return c;
+}
+
+void frames_batched(benchmark::State& state, bool per_frame)
+{
+  long long const n = state.range(0);
+  frame_data const& d = frames_of(n);
+  rdf_case const c    = rdf_in(d.side);
+  stream_holder st;
+  std::size_t const slots = static_cast<std::size_t>(c.bins.size()) + 1;
+  bench::device_scratch out(sizeof(unsigned long long) * slots * (per_frame ? frame_count : 1));
+  auto const pairs = twobody::self_frame_pairs(d.device_frames());
+  bench::guarded(state, [&] {
+    wall(state, [&] {
+      if (per_frame) {
+        twobody::histogram_per_frame(pairs, c.f, c.bins, out.as<unsigned long long>(), st.s);
+      } else {
+        twobody::histogram_frames(pairs, c.f, c.bins, out.as<unsigned long long>(), st.s);
+      }
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
+    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
+  });
+}
+
+void frames_loop(benchmark::State& state)  // one asynchronous one-call histogram per frame
+{
+  long long const n = state.range(0);
+  frame_data const& d = frames_of(n);
+  rdf_case const c    = rdf_in(d.side);
+  stream_holder st;
+  std::size_t const slots = static_cast<std::size_t>(c.bins.size()) + 1;
+  bench::device_scratch out(sizeof(unsigned long long) * slots * frame_count);
+  auto const all = d.device_points();
+  bench::guarded(state, [&] {
+    wall(state, [&] {
+      for (long long f = 0; f < frame_count; ++f) {
+        auto p = all;
+        for (auto& q : p.coords) { q += f * n; }
+        p.size = n;
+        twobody::histogram(twobody::self_pairs(p), c.f, c.bins, out.as<unsigned long long>() + f * slots, st.s);
+      }
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
+    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
+  });
+}
+
+void frames_count(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  frame_data const& d = frames_of(n);
+  stream_holder st;
+  bench::device_scratch out(sizeof(unsigned long long) * frame_count);
+  auto const pairs = twobody::self_frame_pairs(d.device_frames());
+  twobody::within<twobody::periodic_squared_euclidean<float, 3>, float> const close{
+    twobody::make_periodic_squared_euclidean(d.side, d.side, d.side), bench::radius * bench::radius};
+  bench::guarded(state, [&] {
+    wall(state, [&] {
+      twobody::count_per_frame(pairs, close, out.as<unsigned long long>(), st.s);
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
+    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
+  });
+}
+
+void frames_cpu(benchmark::State& state)
+{
+  long long const n = state.range(0), frames = std::max(1LL, frame_count / 10);
+  frame_data const& d = frames_of(n);
+  rdf_case const c    = rdf_in(d.side);
+  auto const pairs    = twobody::self_frame_pairs(d.host_frames(frames));
+  wall(state, [&] { benchmark::DoNotOptimize(twobody::histogram_frames(twobody::exec::cpu, pairs, c.f, c.bins)); });
+  bench::set_counters(state, bench::self_pair_count(n) * double(frames));
+}
+
+void large_rdf(benchmark::State& state)  // the same statistic at large N, one call, device data
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
+  rdf_case const c  = rdf_in(bench::box_side);
+  stream_holder st;
+  bench::device_scratch out(sizeof(unsigned long long) * (c.bins.size() + 1));
+  bench::guarded(state, [&] {
+    wall(state, [&] {
+      twobody::histogram(pairs, c.f, c.bins, out.as<unsigned long long>(), st.s);
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
+    bench::set_counters(state, bench::self_pair_count(n));
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
   std::vector<long long> sizes{256, 1024, 4096, 16384};
-  if (!bench::take_sizes_flag(argc, argv, sizes)) { return 1; }
+  std::vector<long long> frame_sizes{256, 1024, 4096}, frames_flag{1000};
+  if (!bench::take_sizes_flag(argc, argv, sizes) || !bench::take_sizes_flag(argc, argv, frame_sizes, "--frame_sizes") ||
+      !bench::take_sizes_flag(argc, argv, frames_flag, "--frames")) {
+    return 1;
+  }
+  frame_count = frames_flag.front();
   if (bench::record_context()) {
     auto reg = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns) {
       auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
@@ -194,6 +355,12 @@ int main(int argc, char** argv)
     reg("phase/memset_and_launch", phase_planned_launch, {256, 4096});
     reg("phase/copy_back_sync", phase_copy_back_sync, {0});
     reg("phase/memset_sync", phase_empty_kernel_sync, {0});
+    reg("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);
+    reg("frames/rdf128/batched_per_frame", [](benchmark::State& s) { frames_batched(s, true); }, frame_sizes);
+    reg("frames/rdf128/loop_of_one_call", frames_loop, frame_sizes);
+    reg("frames/rdf128/cpu_openmp_tenth_of_frames", frames_cpu, frame_sizes);
+    reg("frames/count/batched_per_frame", frames_count, frame_sizes);
+    reg("large/rdf128/one_call", large_rdf, {1 << 20});
   }
   return bench::run_registered(argc, argv);
 }

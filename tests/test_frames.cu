@@ -12,11 +12,13 @@ namespace {
 
 using pts   = points<float, 3>;
 using pbox  = periodic_squared_euclidean<float, 3>;
-using close = within<pbox, float>;
+using within_sq = within<pbox, float>;
 
 uniform_bins<float> const bins(0.5f, 80.5f, 40);  // squared distances; edges at half-integers
 
 std::vector<int> const sizes{0, 1, 2, 37, 128, 129, 300, 5, 0, 64, 1, 250};
+
+}  // namespace
 
 TEST(Frames, PerFrameHistogramsMatchTheReference)
 {
@@ -56,7 +58,7 @@ TEST(Frames, EachFrameUsesItsOwnBox)
   EXPECT_EQ(per[0].counts[9], 1u);  // 3^2
   EXPECT_EQ(per[1].outside, 1u);    // 15^2, past the bins (in a box of 18 it would be 3^2 again)
   EXPECT_EQ(per[1].counts[9], 0u);
-  auto const counts = count_per_frame(exec::cpu, self_frame_pairs(frames), close{pbox{}, 10.f});
+  auto const counts = count_per_frame(exec::cpu, self_frame_pairs(frames), within_sq{pbox{}, 10.f});
   EXPECT_EQ(counts, (std::vector<unsigned long long>{1, 0}));
 }
 
@@ -74,7 +76,7 @@ TEST(Frames, CrossSpeciesAndCounts)
     EXPECT_EQ(got, ref[f]) << "frame " << f;
   }
   // Counts within a squared distance of 30.5 (a within{} of the periodic metric takes the boxes).
-  auto const counts = count_per_frame(exec::cpu, self_frame_pairs(t.frame_set()), close{pbox{}, 30.5f});
+  auto const counts = count_per_frame(exec::cpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f});
   auto const cref   = tbt::reference_histograms(t, nullptr, -0.5, 30.5, 1);
   unsigned long long total = 0;
   for (std::size_t f = 0; f < sizes.size(); ++f) {
@@ -82,7 +84,7 @@ TEST(Frames, CrossSpeciesAndCounts)
     total += cref[f][0];
   }
   EXPECT_GT(total, 100u);
-  EXPECT_EQ(count_frames(exec::cpu, self_frame_pairs(t.frame_set()), close{pbox{}, 30.5f}), total);
+  EXPECT_EQ(count_frames(exec::cpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f}), total);
 }
 
 TEST(Frames, EmptyBatches)
@@ -92,7 +94,7 @@ TEST(Frames, EmptyBatches)
   EXPECT_TRUE(histogram_per_frame(exec::cpu, self_frame_pairs(frames), pbox{{20, 20, 20}}, bins).empty());
   auto const sum = histogram_frames(exec::cpu, self_frame_pairs(frames), pbox{{20, 20, 20}}, bins);
   EXPECT_EQ(sum.pairs, 0u);
-  EXPECT_EQ(count_frames(exec::cpu, self_frame_pairs(frames), close{pbox{{20, 20, 20}}, 4.f}), 0u);
+  EXPECT_EQ(count_frames(exec::cpu, self_frame_pairs(frames), within_sq{pbox{{20, 20, 20}}, 4.f}), 0u);
 }
 
 TEST(Frames, BadInputIsRefused)
@@ -122,7 +124,7 @@ TEST(Frames, BadInputIsRefused)
                "twice the bins' reach");
   std::vector<float> zero = t.boxes;
   zero[2]                 = 0.f;
-  expect_error([&] { count_frames(exec::cpu, self_frame_pairs(ok.with_boxes(zero.data())), close{pbox{}, 4.f}); },
+  expect_error([&] { count_frames(exec::cpu, self_frame_pairs(ok.with_boxes(zero.data())), within_sq{pbox{}, 4.f}); },
                "finite and > 0");
   // Boxes with a functor that has none.
   expect_error([&] { histogram_frames(exec::cpu, self_frame_pairs(ok), squared_euclidean{}, bins); }, "no periodic box");
@@ -137,5 +139,3 @@ TEST(Frames, BadInputIsRefused)
   f4.offsets = nullptr;
   expect_error([&] { histogram_frames(exec::cpu, self_frame_pairs(f4), pbox{}, bins); }, "null");
 }
-
-}  // namespace

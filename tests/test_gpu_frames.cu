@@ -1,0 +1,227 @@
+// Batched frames and small sets on the GPU: frame histograms and counts against the
+// independent reference and the CPU backend (device and host arrays, device offsets and boxes,
+// chunks of host frames, poisoned device outputs), small one-call sets on the small tile, and
+// the asynchronous forms captured in a CUDA graph and replayed 1000 times.
+#include "common.cuh"
+#include "frames_data.cuh"
+
+#include <twobody/frames.cuh>
+
+#include <thrust/device_vector.h>
+
+using namespace twobody;
+
+namespace {
+
+using pts   = points<float, 3>;
+using pbox  = periodic_squared_euclidean<float, 3>;
+using within_sq = within<pbox, float>;
+
+uniform_bins<float> const bins(0.5f, 80.5f, 40);
+
+/// A trajectory's arrays on the device.
+struct device_trajectory {
+  thrust::device_vector<float> x, y, z, boxes;
+  thrust::device_vector<size_type> offsets;
+  size_type frames;
+  explicit device_trajectory(tbt::trajectory const& t)
+    : x(t.x), y(t.y), z(t.z), boxes(t.boxes), offsets(t.offsets), frames(t.frames())
+  {
+  }
+  frame_set<pts> set() const
+  {
+    pts p = make_points(static_cast<size_type>(x.size()), thrust::raw_pointer_cast(x.data()), thrust::raw_pointer_cast(y.data()),
+                        thrust::raw_pointer_cast(z.data()));
+    return make_frames(p, thrust::raw_pointer_cast(offsets.data()), frames).with_boxes(thrust::raw_pointer_cast(boxes.data()));
+  }
+};
+
+std::vector<int> random_sizes(int frames, int max_size, unsigned seed)
+{
+  std::mt19937 rng(seed);
+  std::vector<int> s(static_cast<std::size_t>(frames));
+  for (auto& n : s) { n = static_cast<int>(rng() % static_cast<unsigned>(max_size + 1)); }
+  if (frames > 3) { s[1] = 0, s[2] = 1; }
+  return s;
+}
+
+void expect_same(std::vector<histogram_result<unsigned long long>> const& got,
+                 std::vector<std::vector<unsigned long long>> const& ref)
+{
+  ASSERT_EQ(got.size(), ref.size());
+  for (std::size_t f = 0; f < ref.size(); ++f) {
+    std::vector<unsigned long long> g = got[f].counts;
+    g.push_back(got[f].outside);
+    ASSERT_EQ(g, ref[f]) << "frame " << f;
+  }
+}
+
+}  // namespace
+
+TEST(GpuFrames, HistogramsPerFrameAndSummedMatchTheReference)
+{
+  TBT_REQUIRE_GPU();
+  for (int max_size : {40, 300, 1500}) {
+    tbt::trajectory const t = tbt::make_trajectory(random_sizes(tbt::quick() ? 50 : 400, max_size, 5 + max_size), 1 + max_size);
+    auto const ref          = tbt::reference_histograms(t, nullptr, 0.5, 80.5, 40);
+    device_trajectory const d(t);
+    // Device arrays, device offsets and boxes.
+    expect_same(histogram_per_frame(exec::gpu, self_frame_pairs(d.set()), pbox{}, bins), ref);
+    // Host arrays.
+    expect_same(histogram_per_frame(exec::gpu, self_frame_pairs(t.frame_set()), pbox{}, bins), ref);
+    auto const sum = histogram_frames(exec::gpu, self_frame_pairs(d.set()), pbox{}, bins);
+    for (int k = 0; k < bins.size(); ++k) {
+      unsigned long long s = 0;
+      for (auto const& r : ref) { s += r[k]; }
+      ASSERT_EQ(sum.counts[k], s) << max_size << " bin " << k;
+    }
+  }
+}
+
+TEST(GpuFrames, HostFramesGoInChunksWithProgress)
+{
+  TBT_REQUIRE_GPU();
+  tbt::trajectory const t = tbt::make_trajectory(random_sizes(60, 400, 9), 9);
+  auto const ref          = tbt::reference_histograms(t, nullptr, 0.5, 80.5, 40);
+  frames_options opt;
+  opt.chunk_points = 700;  // a few frames per chunk, some chunks of one frame larger than this
+  std::vector<size_type> done;
+  opt.progress = [&](size_type d, size_type all) {
+    EXPECT_EQ(all, t.frames());
+    done.push_back(d);
+  };
+  expect_same(histogram_per_frame(exec::gpu, self_frame_pairs(t.frame_set()), pbox{}, bins, opt), ref);
+  ASSERT_GT(done.size(), 5u);
+  EXPECT_EQ(done.back(), t.frames());
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  auto const counts = count_per_frame(exec::gpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f}, opt);
+  EXPECT_EQ(counts, count_per_frame(exec::cpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f}));
+}
+
+TEST(GpuFrames, CrossSpeciesAndCountsMatchTheCpuBackend)
+{
+  TBT_REQUIRE_GPU();
+  tbt::trajectory const t = tbt::make_trajectory(random_sizes(tbt::quick() ? 40 : 300, 900, 3), 3);
+  tbt::trajectory a, b;
+  tbt::split_species(t, a, b);
+  device_trajectory const da(a), db(b);
+  auto const pairs = cross_frame_pairs(da.set(), db.set());
+  expect_same(histogram_per_frame(exec::gpu, pairs, pbox{}, bins), tbt::reference_histograms(a, &b, 0.5, 80.5, 40));
+  device_trajectory const d(t);
+  auto const gpu = count_per_frame(exec::gpu, self_frame_pairs(d.set()), within_sq{pbox{}, 30.5f});
+  auto const cpu = count_per_frame(exec::cpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f});
+  EXPECT_EQ(gpu, cpu);
+  unsigned long long total = 0;
+  for (auto c : cpu) { total += c; }
+  EXPECT_GT(total, 1000u);
+  EXPECT_EQ(count_frames(exec::gpu, self_frame_pairs(d.set()), within_sq{pbox{}, 30.5f}), total);
+  EXPECT_EQ(count_frames(exec::gpu, cross_frame_pairs(da.set(), db.set()), within_sq{pbox{}, 30.5f}),
+            count_frames(exec::cpu, cross_frame_pairs(a.frame_set(), b.frame_set()), within_sq{pbox{}, 30.5f}));
+}
+
+TEST(GpuFrames, DeviceOutputsAreOverwritten)
+{
+  TBT_REQUIRE_GPU();
+  tbt::trajectory const t = tbt::make_trajectory(random_sizes(30, 500, 4), 4);
+  device_trajectory const d(t);
+  auto const ref = tbt::reference_histograms(t, nullptr, 0.5, 80.5, 40);
+  std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
+  thrust::device_vector<unsigned long long> h(slots * ref.size(), 0xdeadbeefull);  // poisoned
+  histogram_per_frame(self_frame_pairs(d.set()), pbox{}, bins, thrust::raw_pointer_cast(h.data()));
+  std::vector<unsigned long long> got(h.size());
+  thrust::copy(h.begin(), h.end(), got.begin());
+  for (std::size_t f = 0; f < ref.size(); ++f) {
+    EXPECT_EQ(std::vector<unsigned long long>(got.begin() + f * slots, got.begin() + (f + 1) * slots), ref[f]) << f;
+  }
+  thrust::device_vector<unsigned long long> c(ref.size(), 0xdeadbeefull);
+  count_per_frame(self_frame_pairs(d.set()), within_sq{pbox{}, 30.5f}, thrust::raw_pointer_cast(c.data()));
+  auto const cpu = count_per_frame(exec::cpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f});
+  std::vector<unsigned long long> cg(c.size());
+  thrust::copy(c.begin(), c.end(), cg.begin());
+  EXPECT_EQ(cg, cpu);
+}
+
+TEST(GpuFrames, BadInputIsRefused)
+{
+  TBT_REQUIRE_GPU();
+  tbt::trajectory t = tbt::make_trajectory({10, 20, 30}, 3);
+  std::vector<float> small = t.boxes;
+  small[7]                 = 16.f;
+  EXPECT_THROW(histogram_frames(exec::gpu, self_frame_pairs(t.frame_set().with_boxes(small.data())), pbox{}, bins),
+               twobody::error);
+  thrust::device_vector<unsigned long long> out(41);
+  std::vector<unsigned long long> host_out(41);
+  EXPECT_THROW(histogram_frames(self_frame_pairs(t.frame_set()), pbox{}, bins, host_out.data()), twobody::error);
+}
+
+// Small one-call sets take the small tile: every size around its 128 points, against the CPU backend.
+TEST(GpuSmallSets, OneCallHistogramsAndCountsAtSmallSizes)
+{
+  TBT_REQUIRE_GPU();
+  pbox const f{{24, 24, 24}};
+  uniform_bins<float> const b(0.5f, 120.5f, 60);
+  for (int n : {1, 2, 3, 64, 127, 128, 129, 255, 256, 257, 1000, 4097}) {
+    tbt::trajectory const t = tbt::make_trajectory({n}, 100 + n);
+    // make_trajectory draws a random box; use coordinates below 18 in every axis's box of 24.
+    auto const hp = self_pairs(t.view());
+    thrust::device_vector<float> x(t.x), y(t.y), z(t.z);
+    auto const dp = self_pairs(make_points(static_cast<size_type>(n), thrust::raw_pointer_cast(x.data()),
+                                           thrust::raw_pointer_cast(y.data()), thrust::raw_pointer_cast(z.data())));
+    auto const g = histogram(exec::gpu, dp, f, b);
+    auto const c = histogram(exec::cpu, hp, f, b);
+    EXPECT_EQ(g.counts, c.counts) << n;
+    EXPECT_EQ(g.outside, c.outside) << n;
+    EXPECT_EQ(count_pairs(exec::gpu, dp, within_sq{f, 30.5f}), count_pairs(exec::cpu, hp, within_sq{f, 30.5f})) << n;
+    auto const cross = cross_pairs(dp.a, dp.a);
+    EXPECT_EQ(count_pairs(exec::gpu, cross, within_radius(4.f)), count_pairs(exec::cpu, cross_pairs(hp.a, hp.a), within_radius(4.f))) << n;
+  }
+}
+
+__global__ void accumulate(unsigned long long* acc, unsigned long long const* v, int n)
+{
+  for (int i = threadIdx.x; i < n; i += blockDim.x) { acc[i] += v[i]; }
+}
+
+// The asynchronous forms with device outputs (and, for the count, caller-provided temporary
+// storage) captured in one CUDA graph and replayed 1000 times; after each replay a kernel adds
+// the results up, so every replay must have produced the whole result.
+TEST(GpuGraphs, CapturedHistogramAndCountReplay1000Times)
+{
+  TBT_REQUIRE_GPU();
+  int const n             = 3000;
+  tbt::trajectory const t = tbt::make_trajectory({n}, 77);
+  pbox const f{{t.boxes[0], t.boxes[1], t.boxes[2]}};
+  thrust::device_vector<float> x(t.x), y(t.y), z(t.z);
+  auto const dp = self_pairs(make_points(static_cast<size_type>(n), thrust::raw_pointer_cast(x.data()),
+                                         thrust::raw_pointer_cast(y.data()), thrust::raw_pointer_cast(z.data())));
+  int const slots = bins.size() + 1;
+  thrust::device_vector<unsigned long long> h(slots + 1, 0xdeadbeefull), acc(slots + 1, 0);
+  std::size_t temp_bytes = 0;
+  count_pairs(nullptr, temp_bytes, dp, within_sq{f, 30.5f}, thrust::raw_pointer_cast(h.data()) + slots);
+  thrust::device_vector<unsigned char> temp(temp_bytes);
+  cudaStream_t s{};
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph{};
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+  histogram(dp, f, bins, thrust::raw_pointer_cast(h.data()), s);
+  count_pairs(thrust::raw_pointer_cast(temp.data()), temp_bytes, dp, within_sq{f, 30.5f}, thrust::raw_pointer_cast(h.data()) + slots, s);
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+  cudaGraphExec_t exec_graph{};
+  ASSERT_EQ(cudaGraphInstantiate(&exec_graph, graph, 0), cudaSuccess);
+  int const replays = 1000;
+  for (int r = 0; r < replays; ++r) {
+    ASSERT_EQ(cudaGraphLaunch(exec_graph, s), cudaSuccess);
+    accumulate<<<1, 128, 0, s>>>(thrust::raw_pointer_cast(acc.data()), thrust::raw_pointer_cast(h.data()), slots + 1);
+  }
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  auto const ref = tbt::reference_histograms(t, nullptr, 0.5, 80.5, 40)[0];
+  auto const cnt = tbt::reference_histograms(t, nullptr, -0.5, 30.5, 1)[0][0];
+  std::vector<unsigned long long> got(acc.size());
+  thrust::copy(acc.begin(), acc.end(), got.begin());
+  for (int k = 0; k < slots; ++k) { EXPECT_EQ(got[k], replays * ref[k]) << k; }
+  EXPECT_EQ(got[slots], replays * cnt);
+  EXPECT_GT(cnt, 0u);
+  (void)cudaGraphExecDestroy(exec_graph);
+  (void)cudaGraphDestroy(graph);
+  (void)cudaStreamDestroy(s);
+}
