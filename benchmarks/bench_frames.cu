@@ -116,6 +116,47 @@ void floor_count_async(benchmark::State& state)
   });
 }
 
+/// The asynchronous histogram captured once in a CUDA graph, then replayed (device output).
+void floor_rdf_graph(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
+  rdf_case const c;
+  stream_holder st;
+  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
+  bench::guarded(state, [&] {
+    twobody::histogram(pairs, c.f, c.bins, d.as<unsigned long long>(), st.s);  // plans outside the capture
+    cudaGraph_t graph{};
+    cudaGraphExec_t exec{};
+    EXAMPLE_CUDA_CHECK(cudaStreamBeginCapture(st.s, cudaStreamCaptureModeGlobal));
+    twobody::histogram(pairs, c.f, c.bins, d.as<unsigned long long>(), st.s);
+    EXAMPLE_CUDA_CHECK(cudaStreamEndCapture(st.s, &graph));
+    EXAMPLE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    wall_async(state, st.s, [&] { EXAMPLE_CUDA_CHECK(cudaGraphLaunch(exec, st.s)); });
+    bench::set_counters(state, bench::self_pair_count(n));
+    (void)cudaGraphExecDestroy(exec);
+    (void)cudaGraphDestroy(graph);
+  });
+}
+
+/// The same statistic and data as bench_suite's sdh256/one_call (2^20 points, 256 distance
+/// bins over the box's diagonal, rotated copies, CUDA events): the large-N rate, and a check
+/// that the tile loops shared with the frames kept their speed.
+void large_sdh(benchmark::State& state)
+{
+  auto const copies = bench::rotated<float>(state.range(0));
+  auto const bins   = bench::sdh_bins(256);
+  bench::device_scratch out(sizeof(unsigned long long) * (bins.size() + 1));
+  bench::gpu_timer timer;
+  bench::guarded(state, [&] {
+    timer.run(state, [&](cudaStream_t s, long long it) {
+      twobody::histogram(twobody::self_pairs(bench::pick(copies, it)), twobody::squared_euclidean{}, bins,
+                         out.as<unsigned long long>(), s);
+    });
+    bench::set_counters(state, bench::self_pair_count(state.range(0)));
+  });
+}
+
 // --- phases of one call ------------------------------------------------------------------
 
 void phase_plan_histogram(benchmark::State& state)
@@ -347,6 +388,7 @@ int main(int argc, char** argv)
     };
     reg("floor/rdf128/sync", floor_rdf_sync, sizes);
     reg("floor/rdf128/async", floor_rdf_async, sizes);
+    reg("floor/rdf128/graph_replay", floor_rdf_graph, sizes);
     reg("floor/count/sync", floor_count_sync, sizes);
     reg("floor/count/async", floor_count_async, sizes);
     reg("phase/plan_histogram", phase_plan_histogram, {4096});
@@ -361,6 +403,7 @@ int main(int argc, char** argv)
     reg("frames/rdf128/cpu_openmp_tenth_of_frames", frames_cpu, frame_sizes);
     reg("frames/count/batched_per_frame", frames_count, frame_sizes);
     reg("large/rdf128/one_call", large_rdf, {1 << 20});
+    reg("large/sdh256/one_call", large_sdh, {1 << 20});
   }
   return bench::run_registered(argc, argv);
 }

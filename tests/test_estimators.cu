@@ -132,3 +132,21 @@ TEST(Estimators, ProjectedCorrelationByHand)
   EXPECT_TRUE(std::isnan(projected_correlation(std::vector<double>{1.0, std::nan("")}, logb)[0]));
   EXPECT_THROW(projected_correlation(std::vector<double>{1.0}, bins), error);
 }
+
+// The frame average is the mean of the frames' own g (different boxes and sizes), skipping
+// frames without pairs.
+TEST(Estimators, RadialDistributionOverFramesAveragesTheFrames)
+{
+  using namespace twobody;
+  uniform_bins<float> const bins(0.f, 2.f, 2);
+  histogram_result<unsigned long long> a, b, empty;
+  a.counts = {3, 5};
+  b.counts = {1, 2};
+  empty.counts = {0, 0};
+  std::vector<double> const boxes{10, 10, 10, 8, 8, 8, 9, 9, 9};
+  std::vector<double> const g = radial_distribution_over_frames<unsigned long long>({a, b, empty}, bins, boxes, 3, {20, 12, 1});
+  std::vector<double> const ga = radial_distribution(a, bins, {10, 10, 10}, 20), gb = radial_distribution(b, bins, {8, 8, 8}, 12);
+  ASSERT_EQ(g.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) { EXPECT_DOUBLE_EQ(g[k], (ga[k] + gb[k]) / 2); }
+  EXPECT_THROW(radial_distribution_over_frames<unsigned long long>({empty}, bins, {9, 9, 9}, 3, {1}), twobody::error);
+}

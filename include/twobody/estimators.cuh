@@ -160,6 +160,33 @@ std::vector<double> radial_distribution(histogram_result<Count> const& h, Binnin
   return detail::rdf_of(h, bins, box, cross_pair_total(n_a, n_b));
 }
 
+/// g(r) averaged over the frames of a trajectory (frames.cuh's histogram_per_frame): each
+/// frame's g from its own histogram, box (boxes[f * dims .. f * dims + dims - 1]) and number of
+/// points, then the mean over the frames with at least two points (frames without pairs have
+/// no g). Throws when no frame has two points.
+template <class Count, class Binning>
+std::vector<double> radial_distribution_over_frames(std::vector<histogram_result<Count>> const& per_frame,
+                                                    Binning const& bins, std::vector<double> const& boxes, int dims,
+                                                    std::vector<long long> const& frame_sizes)
+{
+  TWOBODY_EXPECTS(dims >= 1, "radial_distribution_over_frames: need at least one dimension");
+  TWOBODY_EXPECTS(frame_sizes.size() == per_frame.size() && boxes.size() == per_frame.size() * static_cast<std::size_t>(dims),
+                  "radial_distribution_over_frames: one histogram, one size and dims box sides per frame");
+  std::vector<double> mean(static_cast<std::size_t>(bins.size()), 0.0);
+  long long used = 0;
+  for (std::size_t f = 0; f < per_frame.size(); ++f) {
+    if (frame_sizes[f] < 2) { continue; }
+    std::vector<double> const box(boxes.begin() + static_cast<std::ptrdiff_t>(f * dims),
+                                  boxes.begin() + static_cast<std::ptrdiff_t>((f + 1) * dims));
+    std::vector<double> const g = radial_distribution(per_frame[f], bins, box, frame_sizes[f]);
+    for (std::size_t k = 0; k < mean.size(); ++k) { mean[k] += g[k]; }
+    ++used;
+  }
+  TWOBODY_EXPECTS(used > 0, "radial_distribution_over_frames: no frame has two points");
+  for (double& g : mean) { g /= static_cast<double>(used); }
+  return mean;
+}
+
 // ---------------------------------------------------------------------------------------------
 // xi(r)
 

@@ -57,7 +57,7 @@ policy_plan plan_reduction(pair_set<Points> const& pairs)
   problem p        = sizes_of(pairs, statistic_kind::reduction);
   p.output_bytes   = static_cast<long long>(sizeof(T));
   using kernels    = reduction_kernels<Points, F, Op, T, Inner>;
-  return choose_policy(p, device_info::get(), candidates_of<kernels::template kernel>(reduction_inputs<Points>{}));
+  return cached_plan<kernels>(p, [] { return candidates_of<kernels::template kernel>(reduction_inputs<Points>{}); });
 }
 
 template <class Input, class Points, class F, class Op, class T, class Inner>

@@ -5,6 +5,10 @@
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy.cuh>
 
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace twobody::detail {
@@ -29,6 +33,29 @@ template <template <class> class KernelOf, class... Inputs>
 std::vector<input_candidate> candidates_of(input_list<Inputs...>, output_kind histogram_output = output_kind::warp_privatized)
 {
   return {candidate_of<Inputs, KernelOf<Inputs>>(histogram_output)...};
+}
+
+/// The plan of the one-call kernels of `Family` (a type naming one statistic's compiled
+/// kernels) for problem `p` on the current device: choose_policy over candidates() on the first
+/// call per problem, device and TWOBODY_POLICY, then from a per-family cache (building the
+/// candidates reads every kernel's attributes: 2-3 us a call, a tenth of a small call).
+template <class Family, class Candidates>
+policy_plan cached_plan(problem const& p, Candidates&& candidates)
+{
+  static std::mutex m;
+  static std::unordered_map<std::string, policy_plan> cache;
+  int const dev         = current_device();
+  std::string const key = model::problem_key(p, dev, std::getenv("TWOBODY_POLICY"));
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto const hit = cache.find(key);
+    if (hit != cache.end()) { return hit->second; }
+  }
+  policy_plan const plan = choose_policy(p, device_info::get(dev), candidates());
+  std::lock_guard<std::mutex> lock(m);
+  if (cache.size() >= 4096) { cache.clear(); }
+  cache.emplace(key, plan);
+  return plan;
 }
 
 /// Calls fn(Input{}) for the input of `List` that `plan` chose.

@@ -28,16 +28,17 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
   using Counter = detail::shared_counter_t<C>;
   problem const p = detail::histogram_problem<Counter>(pairs, bins.size() + 1);
   using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
-  device_info const& dev       = device_info::get();
-  std::vector<input_candidate> candidates =
-    detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
-  auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
-  if (dev.cc_major >= 9) {  // thread-block clusters
-    add(detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{},
-                                                         output_kind::cluster_privatized));
-  }
-  add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
-  return choose_policy(p, dev, candidates);
+  return detail::cached_plan<kernels>(p, [] {
+    std::vector<input_candidate> candidates =
+      detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
+    auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
+    if (device_info::get().cc_major >= 9) {  // thread-block clusters
+      add(detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{},
+                                                           output_kind::cluster_privatized));
+    }
+    add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
+    return candidates;
+  });
 }
 
 namespace detail {

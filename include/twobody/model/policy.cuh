@@ -469,14 +469,23 @@ inline policy_plan choose_policy_uncached(problem const& p, device_info const& d
   return best;
 }
 
-/// The bytes that decide a plan: the problem, the device, the candidates and TWOBODY_POLICY.
-inline std::string plan_key(problem const& p, device_info const& dev, std::vector<input_candidate> const& candidates,
-                            char const* policy_env)
+/// The bytes of a problem (and of a device ordinal and TWOBODY_POLICY): a plan cache's key.
+inline std::string problem_key(problem const& p, int device, char const* policy_env)
 {
   std::string key;
   auto put = [&](auto v) { key.append(reinterpret_cast<char const*>(&v), sizeof(v)); };
   put(p.kind), put(p.mode), put(p.n_a), put(p.n_b), put(p.output_bytes), put(p.slots), put(p.counter_bytes);
-  put(p.value_bytes), put(p.dims);
+  put(p.value_bytes), put(p.dims), put(device);
+  key += policy_env != nullptr ? policy_env : "";
+  return key;
+}
+
+/// The bytes that decide a plan: the problem, the device, the candidates and TWOBODY_POLICY.
+inline std::string plan_key(problem const& p, device_info const& dev, std::vector<input_candidate> const& candidates,
+                            char const* policy_env)
+{
+  std::string key = problem_key(p, dev.device, policy_env);
+  auto put = [&](auto v) { key.append(reinterpret_cast<char const*>(&v), sizeof(v)); };
   put(dev.device), put(dev.cc_major), put(dev.cc_minor), put(dev.sm_count), put(dev.smem_per_sm);
   put(dev.smem_per_block_optin), put(dev.reserved_smem_per_block), put(dev.regs_per_sm), put(dev.max_threads_per_sm);
   put(dev.max_blocks_per_sm);
@@ -484,7 +493,6 @@ inline std::string plan_key(problem const& p, device_info const& dev, std::vecto
     put(c.input), put(c.block_threads), put(c.points_per_thread), put(c.regs_per_thread), put(c.static_smem);
     put(c.histogram_output);
   }
-  key += policy_env != nullptr ? policy_env : "";
   return key;
 }
 
