@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Markdown tables of a bench_frames JSON file: the one-call floor (median microseconds per
+call) and the batched frames (T pairs/s and the fraction of the large-N RDF rate)."""
+import json
+import re
+import sys
+from collections import defaultdict
+
+
+def main(path):
+    data = json.load(open(path))
+    ctx = data["context"]
+    med = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        m = re.match(r"(.+?)/(\d+)/", b["run_name"] + "/")
+        med[(m.group(1), int(m.group(2)))] = b
+    print(f"# bench_frames: {ctx.get('gpu', '?')}, {ctx['date'][:10]}, commit {ctx.get('twobody_commit', '?')}\n")
+    print("Median of 5 repetitions. Wall clock per call (floor: host-synchronous, asynchronous with a")
+    print("synchronization every 64 calls, CUDA-graph replay; frames: one whole call over 1000 frames).\n")
+    rows, sizes = defaultdict(dict), set()
+    for (name, n), b in med.items():
+        if name.startswith(("floor/", "phase/")):
+            rows[name][n] = b["real_time"]
+            sizes.add(n)
+    print("## Floor and phases (microseconds per call)\n")
+    ns = sorted(sizes)
+    print("| | " + " | ".join(f"N = {n}" for n in ns) + " |")
+    print("|---|" + "---:|" * len(ns))
+    for name in sorted(rows):
+        print(f"| {name} | " + " | ".join(f"{rows[name][n]:.3g}" if n in rows[name] else "" for n in ns) + " |")
+    large = med.get(("large/rdf128/one_call", 1 << 20))
+    large_rate = large["pairs_per_s"] if large else None
+    print("\n## Frames (T pairs/s; fraction of the one-call RDF rate at N = 2^20)\n")
+    if large:
+        print(f"Large-N RDF (one call, N = 2^20): {large_rate / 1e12:.3g} T pairs/s; SDH 256 bins: "
+              f"{med[('large/sdh256/one_call', 1 << 20)]['pairs_per_s'] / 1e12:.3g} T pairs/s.\n")
+    fr, fsizes = defaultdict(dict), set()
+    for (name, n), b in med.items():
+        if name.startswith("frames/"):
+            fr[name][n] = b
+            fsizes.add(n)
+    fns = sorted(fsizes)
+    print("| atoms per frame | " + " | ".join(f"N = {n}" for n in fns) + " |")
+    print("|---|" + "---:|" * len(fns))
+    for name in sorted(fr):
+        cells = []
+        for n in fns:
+            b = fr[name].get(n)
+            if b is None:
+                cells.append("")
+                continue
+            rate = b["pairs_per_s"]
+            frac = f", {rate / large_rate:.0%}" if large_rate and "rdf128" in name else ""
+            cells.append(f"{rate / 1e12:.3g} ({b['real_time'] / 1e3:.3g} ms{frac})")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
