@@ -205,8 +205,38 @@ TEST_F(no_policy_env, SmallSetsPlanTheSmallTile)
     EXPECT_EQ(choose_policy(problem::reduction_of(pair_mode::self, n, n, 8), h).input.block_threads, 256) << n;
   }
   problem const p = problem::histogram_of(pair_mode::cross, 3000, 5000, 300);
-  EXPECT_EQ(choose_policy(p, h).to_string(), model::choose_policy_uncached(p, h, default_candidates(p)).to_string());
   EXPECT_EQ(choose_policy(p, h).to_string(), choose_policy(p, h).to_string());
+}
+
+// The one-call forms keep their plans (and occupancy answers) in a memo: each value is made
+// once per key, the same value comes back, and past its bound the table starts afresh.
+TEST(Memo, MakesEachValueOnceAndStaysBounded)
+{
+  twobody::detail::memo<policy_plan> plans(3);
+  device_info const h = device_info::h100_sxm();
+  int made            = 0;
+  auto plan_of        = [&](long long n) {
+    problem const p = problem::histogram_of(pair_mode::self, n, n, 129);
+    return plans.get(model::problem_key(p, h.device, nullptr), [&] {
+      ++made;
+      return choose_policy(p, h);
+    });
+  };
+  policy_plan const first = plan_of(4096);
+  EXPECT_EQ(plan_of(4096).to_string(), first.to_string());
+  EXPECT_EQ(first.to_string(), choose_policy(problem::histogram_of(pair_mode::self, 4096, 4096, 129), h).to_string());
+  EXPECT_EQ(made, 1);
+  plan_of(8192), plan_of(16384);
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(plans.size(), 3u);
+  plan_of(32768);  // past the bound: afresh
+  EXPECT_EQ(plans.size(), 1u);
+  EXPECT_EQ(made, 4);
+  // Keys differ by TWOBODY_POLICY and device too.
+  problem const p = problem::histogram_of(pair_mode::self, 4096, 4096, 129);
+  EXPECT_NE(model::problem_key(p, 0, nullptr), model::problem_key(p, 0, "copies=4"));
+  EXPECT_NE(model::problem_key(p, 0, nullptr), model::problem_key(p, 1, nullptr));
+  EXPECT_EQ(twobody::detail::key_bytes(1, 2.0).size(), sizeof(int) + sizeof(double));
 }
 
 TEST_F(no_policy_env, H100CopiesFollowSharedMemory)

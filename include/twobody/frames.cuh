@@ -98,9 +98,10 @@ inline privatized_plan frame_histogram_layout(int slots, bool per_frame, double 
   return layout;
 }
 
+/// `layout`: frame_layout(pairs, stream), read once by the caller.
 template <class F, class Points, class Binning, class Count>
-void histogram_frames_device(frame_pairs<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
-                             bool per_frame, cudaStream_t stream)
+void histogram_frames_device(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, F const& f, Binning const& bins,
+                             Count* d_counts, bool per_frame, cudaStream_t stream)
 {
   check_bins_accept<F, Binning>();
   static_assert(cuda::std::is_same_v<Count, unsigned long long> || cuda::std::is_same_v<Count, double>,
@@ -110,7 +111,7 @@ void histogram_frames_device(frame_pairs<Points> const& pairs, F const& f, Binni
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
   TWOBODY_EXPECTS(d_counts != nullptr, "histogram_frames: the counts pointer is null");
   require_device_pointer(d_counts, "histogram_frames: d_counts");
-  frame_batch<Points> const batch(pairs, frame_input::block_threads * frame_input::points_per_thread, stream);
+  frame_batch<Points> const batch(pairs, layout, frame_input::block_threads * frame_input::points_per_thread, stream);
   check_frame_boxes<F>(batch.layout(), f, bin_reach<F>(bins));
   int const slots = bins.size() + 1;
   std::size_t const outputs = static_cast<std::size_t>(slots) * (per_frame ? static_cast<std::size_t>(batch.frames()) : 1u);
@@ -121,20 +122,20 @@ void histogram_frames_device(frame_pairs<Points> const& pairs, F const& f, Binni
   double const pairs_per_frame = batch.frames() > 0 ? static_cast<double>(batch.total_pairs()) / batch.frames() : 0.0;
   std::size_t const optin = device_info::get().smem_per_block_optin;
   std::size_t const tile  = sizeof(typename frame_traversal<frame_input, Points>::temp_storage);
-  privatized_plan const layout = frame_histogram_layout(slots, per_frame, pairs_per_frame, optin > tile + 1024 ? optin - tile - 1024 : 0);
-  typename agent::params p{{bins, d_counts, layout.copies, 0, slots, flush_limit_for<Counter>(max_increments_per_tile<frame_input>())},
+  privatized_plan const copies = frame_histogram_layout(slots, per_frame, pairs_per_frame, optin > tile + 1024 ? optin - tile - 1024 : 0);
+  typename agent::params p{{bins, d_counts, copies.copies, 0, slots, flush_limit_for<Counter>(max_increments_per_tile<frame_input>())},
                            per_frame, slots};
-  launch_frames<agent>(batch, f, p, layout.smem, stream);
+  launch_frames<agent>(batch, f, p, copies.smem, stream);
 }
 
 template <class Pred, class Points>
-void count_frames_device(frame_pairs<Points> const& pairs, Pred const& pred, pair_count_t<Points>* d_counts, bool per_frame,
-                         cudaStream_t stream)
+void count_frames_device(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, Pred const& pred,
+                         pair_count_t<Points>* d_counts, bool per_frame, cudaStream_t stream)
 {
   using C = pair_count_t<Points>;
   TWOBODY_EXPECTS(d_counts != nullptr, "count_frames: the result pointer is null");
   require_device_pointer(d_counts, "count_frames: d_counts");
-  frame_batch<Points> const batch(pairs, frame_input::block_threads * frame_input::points_per_thread, stream);
+  frame_batch<Points> const batch(pairs, layout, frame_input::block_threads * frame_input::points_per_thread, stream);
   check_frame_boxes<Pred>(batch.layout(), pred, -1.0);
   std::size_t const outputs = per_frame ? static_cast<std::size_t>(batch.frames()) : 1u;
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(C) * outputs, stream));
@@ -164,32 +165,43 @@ struct frames_options {
 template <class Points, class F, class Binning, class Count>
 void histogram_frames(frame_pairs<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::histogram_frames_device(pairs, f, bins, d_counts, false, stream);
+  detail::histogram_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), f, bins, d_counts, false, stream);
 }
 
 /// One histogram per frame: frame f's bins.size() + 1 counters at d_counts + f * (bins.size() + 1).
 template <class Points, class F, class Binning, class Count>
 void histogram_per_frame(frame_pairs<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::histogram_frames_device(pairs, f, bins, d_counts, true, stream);
+  detail::histogram_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), f, bins, d_counts, true, stream);
 }
 
 /// Pairs with pred(a, b) true, summed over the frames (one counter).
 template <class Points, class Pred>
 void count_frames(frame_pairs<Points> const& pairs, Pred pred, pair_count_t<Points>* d_count, cudaStream_t stream = 0)
 {
-  detail::count_frames_device(pairs, pred, d_count, false, stream);
+  detail::count_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), pred, d_count, false, stream);
 }
 
 /// Pairs with pred(a, b) true in each frame: d_counts[f] for frame f.
 template <class Points, class Pred>
 void count_per_frame(frame_pairs<Points> const& pairs, Pred pred, pair_count_t<Points>* d_counts, cudaStream_t stream = 0)
 {
-  detail::count_frames_device(pairs, pred, d_counts, true, stream);
+  detail::count_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), pred, d_counts, true, stream);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Host results, on the backend `exec` names
+
+namespace detail {
+/// fn(run of frames, its layout) for the runs frames_options asks for, the offsets and boxes
+/// read once for all of them.
+template <class Points, class Fn>
+void for_each_frame_run(frame_pairs<Points> const& pairs, frames_options const& opt, cudaStream_t stream, Fn&& fn)
+{
+  frame_layout<Points> const layout(pairs, stream);
+  for_each_frame_chunk(pairs, layout, opt.chunk_points, opt.progress, fn);
+}
+}  // namespace detail
 
 /// One histogram per frame, returned to the host.
 template <class Points, class F, class Binning>
@@ -203,17 +215,16 @@ std::vector<histogram_result<pair_count_t<Points>>> histogram_per_frame(executio
   if (!detail::runs_on_gpu(exec, "histogram_per_frame")) { return cpu::histogram_per_frame(pairs, f, bins); }
   cudaStream_t const stream = exec.stream;
   std::vector<histogram_result<Count>> out;
-  detail::for_each_frame_chunk(pairs, opt.chunk_points, opt.progress, stream, [&](frame_pairs<Points> const& chunk,
-                                                                              std::vector<unsigned long long> const& pair_counts) {
+  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
     std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
-    detail::device_buffer d(sizeof(Count) * slots * pair_counts.size(), stream);
-    detail::histogram_frames_device(chunk, f, bins, d.as<Count>(), true, stream);
-    std::vector<Count> all(slots * pair_counts.size());
+    detail::device_buffer d(sizeof(Count) * slots * layout.pairs.size(), stream);
+    detail::histogram_frames_device(run, layout, f, bins, d.as<Count>(), true, stream);
+    std::vector<Count> all(slots * layout.pairs.size());
     detail::copy_to_host_sync(all.data(), d.as<Count>(), all.size(), stream);
-    for (std::size_t k = 0; k < pair_counts.size(); ++k) {
+    for (std::size_t k = 0; k < layout.pairs.size(); ++k) {
       out.push_back(histogram_result<Count>::from_slots(
         std::vector<Count>(all.begin() + static_cast<std::ptrdiff_t>(k * slots), all.begin() + static_cast<std::ptrdiff_t>((k + 1) * slots)),
-        pair_counts[k]));
+        layout.pairs[k]));
     }
   });
   return out;
@@ -232,14 +243,13 @@ histogram_result<pair_count_t<Points>> histogram_frames(execution_policy const& 
   std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
   std::vector<Count> sum(slots, Count{});
   unsigned long long total = 0;
-  detail::for_each_frame_chunk(pairs, opt.chunk_points, opt.progress, stream, [&](frame_pairs<Points> const& chunk,
-                                                                              std::vector<unsigned long long> const& pair_counts) {
+  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
     detail::device_buffer d(sizeof(Count) * slots, stream);
-    detail::histogram_frames_device(chunk, f, bins, d.as<Count>(), false, stream);
+    detail::histogram_frames_device(run, layout, f, bins, d.as<Count>(), false, stream);
     std::vector<Count> part(slots);
     detail::copy_to_host_sync(part.data(), d.as<Count>(), slots, stream);
     for (std::size_t k = 0; k < slots; ++k) { sum[k] += part[k]; }
-    for (unsigned long long c : pair_counts) { total += c; }
+    for (unsigned long long c : layout.pairs) { total += c; }
   });
   return histogram_result<Count>::from_slots(std::move(sum), total);
 }
@@ -253,13 +263,13 @@ std::vector<pair_count_t<Points>> count_per_frame(execution_policy const& exec, 
   if (!detail::runs_on_gpu(exec, "count_per_frame")) { return cpu::count_per_frame(pairs, pred); }
   cudaStream_t const stream = exec.stream;
   std::vector<C> out;
-  detail::for_each_frame_chunk(pairs, opt.chunk_points, opt.progress, stream, [&](frame_pairs<Points> const& chunk,
-                                                                              std::vector<unsigned long long> const& pair_counts) {
-    detail::device_buffer d(sizeof(C) * pair_counts.size(), stream);
-    detail::count_frames_device(chunk, pred, d.as<C>(), true, stream);
+  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
+    std::size_t const frames = layout.pairs.size();
+    detail::device_buffer d(sizeof(C) * frames, stream);
+    detail::count_frames_device(run, layout, pred, d.as<C>(), true, stream);
     std::size_t const at = out.size();
-    out.resize(at + pair_counts.size());
-    detail::copy_to_host_sync(out.data() + at, d.as<C>(), pair_counts.size(), stream);
+    out.resize(at + frames);
+    detail::copy_to_host_sync(out.data() + at, d.as<C>(), frames, stream);
   });
   return out;
 }
@@ -273,14 +283,13 @@ pair_count_t<Points> count_frames(execution_policy const& exec, frame_pairs<Poin
   if (!detail::runs_on_gpu(exec, "count_frames")) { return cpu::count_frames(pairs, pred); }
   cudaStream_t const stream = exec.stream;
   C total{};
-  detail::for_each_frame_chunk(pairs, opt.chunk_points, opt.progress, stream,
-                               [&](frame_pairs<Points> const& chunk, std::vector<unsigned long long> const&) {
-                                 detail::device_buffer d(sizeof(C), stream);
-                                 detail::count_frames_device(chunk, pred, d.as<C>(), false, stream);
-                                 C part{};
-                                 detail::copy_to_host_sync(&part, d.as<C>(), 1, stream);
-                                 total += part;
-                               });
+  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
+    detail::device_buffer d(sizeof(C), stream);
+    detail::count_frames_device(run, layout, pred, d.as<C>(), false, stream);
+    C part{};
+    detail::copy_to_host_sync(&part, d.as<C>(), 1, stream);
+    total += part;
+  });
   return total;
 }
 

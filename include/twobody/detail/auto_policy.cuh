@@ -1,14 +1,12 @@
 #pragma once
 
 #include <twobody/detail/launch.cuh>
+#include <twobody/detail/memo.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy.cuh>
 
 #include <cstdlib>
-#include <mutex>
-#include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace twobody::detail {
@@ -42,20 +40,10 @@ std::vector<input_candidate> candidates_of(input_list<Inputs...>, output_kind hi
 template <class Family, class Candidates>
 policy_plan cached_plan(problem const& p, Candidates&& candidates)
 {
-  static std::mutex m;
-  static std::unordered_map<std::string, policy_plan> cache;
-  int const dev         = current_device();
-  std::string const key = model::problem_key(p, dev, std::getenv("TWOBODY_POLICY"));
-  {
-    std::lock_guard<std::mutex> lock(m);
-    auto const hit = cache.find(key);
-    if (hit != cache.end()) { return hit->second; }
-  }
-  policy_plan const plan = choose_policy(p, device_info::get(dev), candidates());
-  std::lock_guard<std::mutex> lock(m);
-  if (cache.size() >= 4096) { cache.clear(); }
-  cache.emplace(key, plan);
-  return plan;
+  static memo<policy_plan> plans;
+  int const dev = current_device();
+  return plans.get(model::problem_key(p, dev, std::getenv("TWOBODY_POLICY")),
+                   [&] { return choose_policy(p, device_info::get(dev), candidates()); });
 }
 
 /// Calls fn(Input{}) for the input of `List` that `plan` chose.

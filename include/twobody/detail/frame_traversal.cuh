@@ -5,6 +5,7 @@
 /// frame changes, and the two agents (a shared-memory histogram and a count) that move their
 /// output to the frame's slot when the frame changes.
 
+#include <twobody/detail/band_keys.cuh>
 #include <twobody/detail/engine.cuh>
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/tile_traversal.cuh>
@@ -86,16 +87,9 @@ struct frame_traversal {
   /// The frame holding unit u: the last f with unit_offsets[f] <= u (frames without units skipped).
   __device__ size_type frame_of(unsigned long long u) const
   {
-    size_type lo = 0, hi = in.frames;  // unit_offsets[lo] <= u < unit_offsets[hi]
-    while (hi - lo > 1) {
-      size_type const mid = lo + (hi - lo) / 2;
-      if (in.unit_offsets[mid] <= u) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
+    auto const after = partition_point(in.unit_offsets, 1, static_cast<unsigned long long>(in.frames) + 1,
+                                       [u](unsigned long long first) { return first <= u; });
+    return static_cast<size_type>(after) - 1;
   }
 
   template <class Source, class Visitor>

@@ -102,6 +102,23 @@ struct frame_layout {
     }
   }
 
+  /// The layout of frames [first, last), offsets counted from their first points.
+  frame_layout runs(size_type first, size_type last) const
+  {
+    frame_layout r(*this);
+    r.frames = last - first;
+    auto cut = [&](std::vector<size_type> const& o) {
+      std::vector<size_type> c(o.begin() + first, o.begin() + last + 1);
+      for (auto& v : c) { v -= o[first]; }
+      return c;
+    };
+    r.a_offsets = cut(a_offsets);
+    r.b_offsets = cut(b_offsets);
+    r.boxes.assign(boxes.empty() ? boxes.end() : boxes.begin() + first * D, boxes.empty() ? boxes.end() : boxes.begin() + last * D);
+    r.pairs.assign(pairs.begin() + first, pairs.begin() + last);
+    return r;
+  }
+
   /// The pair set of frame f (over the views of `fp`).
   pair_set<Points> frame(frame_pairs<Points> const& fp, size_type f) const
   {
@@ -194,8 +211,9 @@ void check_frame_boxes(frame_layout<Points> const& layout, F const& f, double re
 template <class Points>
 class frame_batch {
  public:
-  frame_batch(frame_pairs<Points> const& fp, int tile, cudaStream_t stream)
-    : layout_(fp, stream), a_(fp.a.points, stream), b_(fp.mode == pair_mode::cross ? fp.b.points : Points{}, stream)
+  /// `layout`: the layout of `fp`, read already (frame_layout(fp, stream)); it must outlive the batch.
+  frame_batch(frame_pairs<Points> const& fp, frame_layout<Points> const& layout, int tile, cudaStream_t stream)
+    : layout_(layout), a_(fp.a.points, stream), b_(fp.mode == pair_mode::cross ? fp.b.points : Points{}, stream)
   {
     size_type const F = layout_.frames;
     std::vector<unsigned long long> units(static_cast<std::size_t>(F) + 1, 0ull);
@@ -241,22 +259,21 @@ class frame_batch {
 
  private:
   using T = typename Points::value_type;
-  frame_layout<Points> layout_;
+  frame_layout<Points> const& layout_;
   staged_points<Points> a_, b_;
   device_buffer arrays_;
   frame_inputs<Points> in_{};
   unsigned long long units_ = 0;
 };
 
-/// Calls fn(chunk, pair counts of its frames) for consecutive runs of frames: the whole batch
-/// when its points are device arrays, else runs of at most `max_points` points (at least one
-/// frame each), so that a trajectory larger than the GPU goes through in turn.
+/// Calls fn(chunk, its layout) for consecutive runs of frames of `layout` (the layout of fp):
+/// the whole batch when its points are device arrays, else runs of at most `max_points` points
+/// (at least one frame each), so that a trajectory larger than the GPU goes through in turn.
 template <class Points, class Fn>
-void for_each_frame_chunk(frame_pairs<Points> const& fp, size_type max_points,
-                          std::function<void(size_type, size_type)> const& progress, cudaStream_t stream, Fn&& fn)
+void for_each_frame_chunk(frame_pairs<Points> const& fp, frame_layout<Points> const& layout, size_type max_points,
+                          std::function<void(size_type, size_type)> const& progress, Fn&& fn)
 {
   TWOBODY_EXPECTS(max_points >= 1, "frames_options: chunk_points must be at least 1");
-  frame_layout<Points> const layout(fp, stream);
   auto on_device = [](Points const& p) {
     if (p.size == 0) { return true; }
     for (auto const* c : p.coords) {
@@ -265,11 +282,10 @@ void for_each_frame_chunk(frame_pairs<Points> const& fp, size_type max_points,
     return true;
   };
   if (on_device(fp.a.points) && (fp.mode != pair_mode::cross || on_device(fp.b.points))) {
-    fn(fp, layout.pairs);
+    fn(fp, layout);
     if (progress) { progress(layout.frames, layout.frames); }
     return;
   }
-  constexpr int D = Points::dims;
   size_type const F = layout.frames;
   size_type first   = 0;
   while (first < F) {
@@ -279,21 +295,18 @@ void for_each_frame_chunk(frame_pairs<Points> const& fp, size_type max_points,
              (fp.mode == pair_mode::cross ? layout.b_offsets[l] - layout.b_offsets[first] : 0);
     };
     while (last < F && points_of(last + 1) <= max_points) { ++last; }
-    std::vector<size_type> a_off(layout.a_offsets.begin() + first, layout.a_offsets.begin() + last + 1);
-    std::vector<size_type> b_off(layout.b_offsets.begin() + first, layout.b_offsets.begin() + last + 1);
-    for (auto& o : a_off) { o -= layout.a_offsets[first]; }
-    for (auto& o : b_off) { o -= layout.b_offsets[first]; }
-    frame_pairs<Points> chunk = fp;
-    chunk.a.points = slice_of(fp.a.points, layout.a_offsets[first], a_off.back());
-    chunk.a.offsets = a_off.data();
-    chunk.a.frames  = last - first;
-    chunk.a.boxes   = layout.boxes.empty() ? nullptr : layout.boxes.data() + first * D;
+    frame_layout<Points> const part = layout.runs(first, last);
+    frame_pairs<Points> chunk       = fp;
+    chunk.a.points  = slice_of(fp.a.points, layout.a_offsets[first], part.a_offsets.back());
+    chunk.a.offsets = part.a_offsets.data();
+    chunk.a.frames  = part.frames;
+    chunk.a.boxes   = part.boxes.empty() ? nullptr : part.boxes.data();
     chunk.b         = chunk.a;
     if (fp.mode == pair_mode::cross) {
-      chunk.b.points  = slice_of(fp.b.points, layout.b_offsets[first], b_off.back());
-      chunk.b.offsets = b_off.data();
+      chunk.b.points  = slice_of(fp.b.points, layout.b_offsets[first], part.b_offsets.back());
+      chunk.b.offsets = part.b_offsets.data();
     }
-    fn(chunk, std::vector<unsigned long long>(layout.pairs.begin() + first, layout.pairs.begin() + last));
+    fn(chunk, part);
     first = last;
     if (progress) { progress(first, F); }
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/memo.cuh>
 #include <twobody/detail/engine.cuh>
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/tile_traversal.cuh>
@@ -18,8 +19,6 @@
 #include <mutex>
 #include <cstdint>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 
 namespace twobody::detail {
 
@@ -48,36 +47,18 @@ inline int current_device()
   return dev;
 }
 
-/// A persistent grid for `kernel`: the blocks that fit on all SMs at once, at most `cap`
-/// (the work units there are). Kernels needing more than 48 KiB of dynamic shared memory must
-/// have their attribute raised first, or they count as not fitting.
 /// Occupancy answers (blocks per SM, or clusters) per kernel, launch shape and device, asked of
 /// CUDA once: the queries cost microseconds, and the one-call forms launch every call.
 template <class Query>
 int cached_occupancy(void const* kernel, int block_threads, std::size_t dynamic_smem, int cluster, Query&& query)
 {
-  struct key_hash {
-    std::size_t operator()(std::tuple<void const*, int, std::size_t, int, int> const& k) const
-    {
-      std::size_t h = std::hash<void const*>{}(std::get<0>(k));
-      h             = h * 1000003u ^ std::hash<std::size_t>{}(std::get<2>(k));
-      return h * 1000003u ^ static_cast<std::size_t>(std::get<1>(k) * 131 + std::get<3>(k) * 17 + std::get<4>(k));
-    }
-  };
-  static std::mutex m;
-  static std::unordered_map<std::tuple<void const*, int, std::size_t, int, int>, int, key_hash> cache;
-  auto const key = std::make_tuple(kernel, block_threads, dynamic_smem, cluster, current_device());
-  {
-    std::lock_guard<std::mutex> lock(m);
-    auto const hit = cache.find(key);
-    if (hit != cache.end()) { return hit->second; }
-  }
-  int const value = query();
-  std::lock_guard<std::mutex> lock(m);
-  cache[key] = value;
-  return value;
+  static memo<int> answers;
+  return answers.get(key_bytes(kernel, block_threads, dynamic_smem, cluster, current_device()), query);
 }
 
+/// A persistent grid for `kernel`: the blocks that fit on all SMs at once, at most `cap`
+/// (the work units there are). Kernels needing more than 48 KiB of dynamic shared memory must
+/// have their attribute raised first, or they count as not fitting.
 template <class Kernel>
 int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, unsigned long long cap)
 {

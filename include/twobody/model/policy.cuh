@@ -16,6 +16,7 @@
 
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/memo.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
 #include <twobody/model/privatization.cuh>
@@ -25,8 +26,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
-#include <mutex>
-#include <unordered_map>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -313,7 +312,7 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
   return c;
 }
 
-/// The decision tree behind choose_policy (uncached):
+/// Plans `p` on `dev` among `candidates` (the input policies compiled for it).
 ///  1. Unknown output size (Type III) -> direct output buffer.
 ///  2. Output of at most register_output_max_bytes (Type I) -> registers; per-point
 ///     statistics -> per-point register sums. Input: the candidate with the least predicted
@@ -323,8 +322,7 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
 ///     several passes when even one copy does not fit. The shared tile wins while tile plus
 ///     copies leave the occupancy at its register limit; the shuffle tile (no shared memory)
 ///     when the copies need the tile's shared memory.
-namespace model {
-inline policy_plan choose_policy_uncached(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
+inline policy_plan choose_policy(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
 {
   TWOBODY_EXPECTS(p.n_a >= 0 && p.n_b >= 0, "choose_policy: negative sizes");
   TWOBODY_EXPECTS(dev.sm_count > 0, "choose_policy: incomplete device description");
@@ -469,54 +467,17 @@ inline policy_plan choose_policy_uncached(problem const& p, device_info const& d
   return best;
 }
 
-/// The bytes of a problem (and of a device ordinal and TWOBODY_POLICY): a plan cache's key.
+namespace model {
+
+/// The bytes of a problem, a device ordinal and TWOBODY_POLICY: what a plan cache is keyed by.
 inline std::string problem_key(problem const& p, int device, char const* policy_env)
 {
-  std::string key;
-  auto put = [&](auto v) { key.append(reinterpret_cast<char const*>(&v), sizeof(v)); };
-  put(p.kind), put(p.mode), put(p.n_a), put(p.n_b), put(p.output_bytes), put(p.slots), put(p.counter_bytes);
-  put(p.value_bytes), put(p.dims), put(device);
-  key += policy_env != nullptr ? policy_env : "";
-  return key;
-}
-
-/// The bytes that decide a plan: the problem, the device, the candidates and TWOBODY_POLICY.
-inline std::string plan_key(problem const& p, device_info const& dev, std::vector<input_candidate> const& candidates,
-                            char const* policy_env)
-{
-  std::string key = problem_key(p, dev.device, policy_env);
-  auto put = [&](auto v) { key.append(reinterpret_cast<char const*>(&v), sizeof(v)); };
-  put(dev.device), put(dev.cc_major), put(dev.cc_minor), put(dev.sm_count), put(dev.smem_per_sm);
-  put(dev.smem_per_block_optin), put(dev.reserved_smem_per_block), put(dev.regs_per_sm), put(dev.max_threads_per_sm);
-  put(dev.max_blocks_per_sm);
-  for (auto const& c : candidates) {
-    put(c.input), put(c.block_threads), put(c.points_per_thread), put(c.regs_per_thread), put(c.static_smem);
-    put(c.histogram_output);
-  }
-  return key;
+  return twobody::detail::key_bytes(p.kind, p.mode, p.n_a, p.n_b, p.output_bytes, p.slots, p.counter_bytes, p.value_bytes, p.dims,
+                           device) +
+         (policy_env != nullptr ? policy_env : "");
 }
 
 }  // namespace model
-
-/// Plans `p` on `dev` among `candidates` (the input policies compiled for it). Plans are
-/// cached per problem, device, candidates and TWOBODY_POLICY (the one-call forms plan every
-/// call: uncached, planning cost about 9 us, a third of a small call).
-inline policy_plan choose_policy(problem const& p, device_info const& dev, std::vector<input_candidate> candidates)
-{
-  static std::mutex m;
-  static std::unordered_map<std::string, policy_plan> cache;
-  std::string const key = model::plan_key(p, dev, candidates, std::getenv("TWOBODY_POLICY"));
-  {
-    std::lock_guard<std::mutex> lock(m);
-    auto const hit = cache.find(key);
-    if (hit != cache.end()) { return hit->second; }
-  }
-  policy_plan plan = model::choose_policy_uncached(p, dev, std::move(candidates));
-  std::lock_guard<std::mutex> lock(m);
-  if (cache.size() >= 4096) { cache.clear(); }  // bounded: many distinct sizes start it afresh
-  cache.emplace(key, plan);
-  return plan;
-}
 
 /// Plans `p` on `dev` with the library's default candidates.
 inline policy_plan choose_policy(problem const& p, device_info const& dev = device_info::get())
