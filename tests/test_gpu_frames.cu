@@ -1,7 +1,7 @@
 // Batched frames and small sets on the GPU: frame histograms and counts against the
 // independent reference and the CPU backend (device and host arrays, device offsets and boxes,
-// chunks of host frames, poisoned device outputs), small one-call sets on the small tile, and
-// the asynchronous forms captured in a CUDA graph and replayed 1000 times.
+// chunks of host frames, poisoned device outputs), small one-call sets on the small tiles, a small
+// call as one kernel, and the asynchronous forms captured in a CUDA graph and replayed 1000 times.
 #include "common.cuh"
 #include "frames_data.cuh"
 
@@ -223,5 +223,63 @@ TEST(GpuGraphs, CapturedHistogramAndCountReplay1000Times)
   EXPECT_GT(cnt, 0u);
   (void)cudaGraphExecDestroy(exec_graph);
   (void)cudaGraphDestroy(graph);
+  (void)cudaStreamDestroy(s);
+}
+
+// A small call is one GPU operation: the histogram's kernel zeroes its own (poisoned) output
+// and the count's kernel folds its own partials (cooperative launches), so each captures as
+// one graph node. Results against the reference at sizes that take each small tile.
+TEST(GpuSmallSets, SmallCallsAreOneKernel)
+{
+  TBT_REQUIRE_GPU();
+  if (!device_info::get().cooperative_launch) { GTEST_SKIP() << "no cooperative launches on this GPU"; }
+  cudaStream_t s{};
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  auto nodes_of = [&](auto&& call) {
+    cudaGraph_t graph{};
+    EXPECT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    call();
+    EXPECT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    std::size_t nodes = 0;
+    EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+    cudaGraphExec_t exec_graph{};
+    EXPECT_EQ(cudaGraphInstantiate(&exec_graph, graph, 0), cudaSuccess);
+    EXPECT_EQ(cudaGraphLaunch(exec_graph, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    (void)cudaGraphExecDestroy(exec_graph);
+    (void)cudaGraphDestroy(graph);
+    return nodes;
+  };
+  for (int n : {200, 1000, 4000, 12000}) {
+    tbt::trajectory const t = tbt::make_trajectory({n}, 300 + n);
+    pbox const f{{t.boxes[0], t.boxes[1], t.boxes[2]}};
+    thrust::device_vector<float> x(t.x), y(t.y), z(t.z);
+    auto const dp = self_pairs(make_points(static_cast<size_type>(n), thrust::raw_pointer_cast(x.data()),
+                                           thrust::raw_pointer_cast(y.data()), thrust::raw_pointer_cast(z.data())));
+    int const slots = bins.size() + 1;
+    thrust::device_vector<unsigned long long> h(slots, 0xdeadbeefull), c(1, 0xdeadbeefull);
+    histogram(dp, f, bins, thrust::raw_pointer_cast(h.data()), s);  // plans outside the capture
+    EXPECT_EQ(nodes_of([&] { histogram(dp, f, bins, thrust::raw_pointer_cast(h.data()), s); }), 1u) << n;
+    std::size_t temp_bytes = 0;
+    count_pairs(nullptr, temp_bytes, dp, within_sq{f, 30.5f}, thrust::raw_pointer_cast(c.data()));
+    thrust::device_vector<unsigned char> temp(temp_bytes);
+    EXPECT_EQ(nodes_of([&] {
+                count_pairs(thrust::raw_pointer_cast(temp.data()), temp_bytes, dp, within_sq{f, 30.5f},
+                            thrust::raw_pointer_cast(c.data()), s);
+              }),
+              1u)
+      << n;
+    auto const ref = tbt::reference_histograms(t, nullptr, 0.5, 80.5, 40)[0];
+    std::vector<unsigned long long> got(h.size());
+    thrust::copy(h.begin(), h.end(), got.begin());
+    EXPECT_EQ(got, ref) << n;
+    EXPECT_EQ(c[0], tbt::reference_histograms(t, nullptr, -0.5, 30.5, 1)[0][0]) << n;
+    // A floating reduction folded in the kernel: the sum of all minimum-image squared distances
+    // (integer coordinates: every term and the double sum are exact integers).
+    thrust::device_vector<double> sum(1, -1.0);
+    reduce_pairs(dp, f, cuda::std::plus<double>{}, 0.0, thrust::raw_pointer_cast(sum.data()), s);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(static_cast<double>(sum[0]), reduce_pairs(exec::cpu, self_pairs(t.view()), f, cuda::std::plus<double>{}, 0.0)) << n;
+  }
   (void)cudaStreamDestroy(s);
 }

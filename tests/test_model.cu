@@ -168,6 +168,15 @@ TEST(Privatization, PredictedTimeFollowsRoundsAndSaturation)
   EXPECT_DOUBLE_EQ(model::predicted_seconds(0, 1000, one, 256, 132, 1e-9, k), 0.0);
   // A diagonal tile pair on the critical path: (rounds + extra) round times.
   EXPECT_DOUBLE_EQ(model::predicted_seconds(264, 1000, two, 256, 132, 1e-9, k, 0.5), 1.5 * 2 * 1000 * 1e-9);
+  // Fewer items than SMs: one busy block per SM, whose 8 warps saturate k: one item's time, not
+  // blocks_per_sm items' (small sets).
+  occupancy four{4, occupancy_limit::registers};
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(3, 1000, four, 256, 132, 1e-9, k), 1000 * 1e-9);
+  // ... and one warp of a 32-thread block reaches 1/8 of the rate: latency-bound.
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(3, 1000, four, 32, 132, 1e-9, k), 8 * 1000 * 1e-9);
+  // A block's setup (zeroing and flushing copies) adds to its time once.
+  EXPECT_DOUBLE_EQ(model::predicted_seconds(3, 1000, four, 256, 132, 1e-9, k, 0.0, 0, 500e-9), 1500 * 1e-9);
+  EXPECT_DOUBLE_EQ(model::copies_setup(4, 100, k), 800 * 1e-9);
 }
 
 TEST_F(no_policy_env, DecisionTreeFamilies)
@@ -194,11 +203,16 @@ TEST_F(no_policy_env, DecisionTreeFamilies)
 TEST_F(no_policy_env, SmallSetsPlanTheSmallTile)
 {
   device_info const h = device_info::h100_sxm();
+  // Small sets are latency-bound: one point per thread, and the tile that measured fastest on
+  // the H100 (GPU time of an RDF call: 32 points at N <= 1024, 128 points at 4096).
   for (long long n : {256LL, 1024LL, 4096LL}) {
+    int const fastest = n <= 1024 ? 32 : 128;
     policy_plan const hist = choose_policy(problem::histogram_of(pair_mode::self, n, n, 129), h);
-    EXPECT_EQ(hist.input.block_threads * hist.input.points_per_thread, 128) << n;
+    EXPECT_EQ(hist.input.block_threads * hist.input.points_per_thread, fastest) << n;
+    EXPECT_EQ(hist.input.points_per_thread, 1) << n;
+    EXPECT_LE(hist.copies, 4) << n;  // zeroing and flushing 32 copies cost more than their conflicts save
     policy_plan const count = choose_policy(problem::reduction_of(pair_mode::self, n, n, 8), h);
-    EXPECT_EQ(count.input.block_threads * count.input.points_per_thread, 128) << n;
+    EXPECT_EQ(count.input.block_threads * count.input.points_per_thread, fastest) << n;
   }
   for (long long n : {1LL << 18, 1LL << 20}) {
     EXPECT_GE(choose_policy(problem::histogram_of(pair_mode::self, n, n, 129), h).input.points_per_thread, 4) << n;
@@ -365,13 +379,13 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   using namespace twobody;
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 3>>,
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>,
-                                                  input::shared_tile<64, 2>, input::shuffle_tile<256, 4>>>);
+                                                  input::shared_tile<128, 1>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<double, 3>>,
-                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<64, 2>, input::shuffle_tile<256, 4>>>);
+                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<128, 1>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 6>>,
-                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<64, 2>, input::shuffle_tile<256, 4>>>);
+                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<128, 1>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::per_point_inputs<points<float, 2>>,
-                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<64, 2>>>);
+                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<128, 1>, input::shared_tile<32, 1>>>);
   auto names = [](std::vector<input_candidate> const& v) {
     std::vector<std::string> n;
     for (auto const& c : v) { n.push_back(c.name()); }
@@ -379,14 +393,15 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   };
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257))),
             (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics",
-                                      "shared_tile<64, 2>", "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
+                                      "shared_tile<128, 1>", "shared_tile<32, 1>", "shuffle_tile<256, 4>",
+                                      "shuffle_tile<256, 4>+cluster"}));
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257, 4, 8))),
-            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics", "shared_tile<64, 2>",
-                                      "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
+            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics", "shared_tile<128, 1>",
+                                      "shared_tile<32, 1>", "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
   static_assert(std::is_same_v<detail::global_histogram_inputs<points<float, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::cluster_histogram_inputs<points<float, 3>>, detail::input_list<input::shuffle_tile<256, 4>>>);
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
-            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<64, 2>"}));
+            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<128, 1>", "shared_tile<32, 1>"}));
   // Names and TWOBODY_POLICY inputs come from the same entries.
   EXPECT_STREQ(to_string(input_kind::shuffle_tile), "shuffle_tile");
   EXPECT_EQ(model::parse_policy_override("input=readonly_tile").input, input_kind::readonly_tile);

@@ -74,12 +74,17 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
     return;
   } else {
   using kernel = pair_kernel<Input, reduction_agent<T, Op, Inner, Input::block_threads>, Points, F>;
-  // The grid depends only on the device and the sizes, so both phases agree on it.
-  launch_plan const lp = kernel::plan(pairs, 0);
+  // The grid depends only on the device and the sizes, so both phases agree on it, and on
+  // whether one cooperative kernel folds its own partials (one launch, the small-set floor)
+  // or cub::DeviceReduce does after it.
+  launch_plan lp = kernel::plan(pairs, 0);
+  lp.cooperative = lp.grid > 0 && Input::tiled && cooperative_launches();
   std::size_t const partial_bytes = (sizeof(T) * static_cast<std::size_t>(lp.grid) + 255) / 256 * 256;
   std::size_t cub_bytes = 0;
-  TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, cub_bytes, static_cast<T*>(nullptr), d_result, lp.grid, op,
-                                             identity, stream));
+  if (!lp.cooperative) {
+    TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, cub_bytes, static_cast<T*>(nullptr), d_result, lp.grid, op,
+                                               identity, stream));
+  }
   if (d_temp == nullptr) {
     temp_bytes = partial_bytes + cub_bytes;
     return;
@@ -90,8 +95,10 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
   if (lp.grid > 0) {
     staged_pairs<Points> const staged(pairs, stream);
     pair_set<Points> const dev = staged.pairs();
-    kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity}, stream);
+    kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity, lp.cooperative ? d_result : nullptr},
+                   stream);
   }
+  if (lp.cooperative) { return; }
   // With no pairs (grid 0) CUB writes the identity.
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, cub_bytes, partials,
                                              d_result, lp.grid, op, identity, stream));

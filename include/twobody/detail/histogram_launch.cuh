@@ -71,7 +71,9 @@ using privatized_kernel =
               Points, F>;
 
 /// Launches the privatized histogram with `layout` (copies, windows, shared memory) on pairs the
-/// kernels can read; d_counts is zeroed already.
+/// kernels can read (at least one pair), and zeroes d_counts first: one pass over a tiled input
+/// is one cooperative kernel that zeroes its own output (the small-set floor is launches),
+/// otherwise a memset comes first.
 template <class Input, class Points, class F, class Binning, class Count>
 void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
                        privatized_plan const& layout, cudaStream_t stream)
@@ -81,10 +83,14 @@ void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
   unsigned long long const limit = flush_limit_for<Counter>(max_increments_per_tile<Input>());
   if (layout.passes == 1) {
     using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
-    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit};
-    single::launch(single::plan(dev, layout.smem), dev, f, p, stream);
+    launch_plan lp = single::plan(dev, layout.smem);
+    lp.cooperative = Input::tiled && cooperative_launches();
+    if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
+    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative};
+    single::launch(lp, dev, f, p, stream);
     return;
   }
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   using windowed = privatized_kernel<Input, Points, F, Binning, Count, true>;
   auto const lp  = windowed::plan(dev, layout.smem);
   for (int pass = 0; pass < layout.passes; ++pass) {
@@ -162,8 +168,10 @@ void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning con
   check_histogram_args<F>(pairs, bins, d_counts);
   require_device_pointer(d_counts, "histogram: d_counts");
   int const slots = bins.size() + 1;
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
-  if (pairs.count() == 0) { return; }
+  if (pairs.count() == 0) {
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
+    return;
+  }
   staged_pairs<Points> const staged(pairs, stream);
   using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
   privatized_plan const layout =

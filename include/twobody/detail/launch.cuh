@@ -38,7 +38,13 @@ struct launch_plan {
   int grid                = 0;
   std::size_t dynamic_smem = 0;
   int cluster             = 0;  ///< blocks per thread-block cluster (0: launched without clusters)
+  bool cooperative        = false;  ///< a cooperative launch: every block resident, so they may grid-synchronize
 };
+
+/// Whether a persistent grid of the current GPU can be launched cooperatively (one kernel
+/// that zeroes or combines its own output, instead of a memset or a second kernel before or
+/// after it: issue 24's one-call floor).
+inline bool cooperative_launches() { return device_info::get().cooperative_launch; }
 
 inline int current_device()
 {
@@ -93,21 +99,32 @@ void prepare_cluster_launch(Kernel kernel, int cluster)
   if (cluster > 8) { TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); }
 }
 
-/// The launch configuration of `kernel` in clusters of `cluster` blocks (attribute storage in `attr`).
-inline cudaLaunchConfig_t cluster_config(int grid, int block_threads, std::size_t dynamic_smem, int cluster,
-                                         cudaStream_t stream, cudaLaunchAttribute& attr)
+/// The launch configuration of a kernel: in clusters of `cluster` blocks (0: none), and/or
+/// cooperative; `attrs` holds the attributes (two at most).
+inline cudaLaunchConfig_t launch_config(int grid, int block_threads, std::size_t dynamic_smem, int cluster,
+                                        bool cooperative, cudaStream_t stream, cudaLaunchAttribute (&attrs)[2])
 {
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim                  = dim3(static_cast<unsigned>(grid));
-  cfg.blockDim                 = dim3(static_cast<unsigned>(block_threads));
-  cfg.dynamicSmemBytes         = dynamic_smem;
-  cfg.stream                   = stream;
-  attr.id                      = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x        = static_cast<unsigned>(cluster);
-  attr.val.clusterDim.y        = 1;
-  attr.val.clusterDim.z        = 1;
-  cfg.attrs                    = &attr;
-  cfg.numAttrs                 = 1;
+  cfg.gridDim          = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim         = dim3(static_cast<unsigned>(block_threads));
+  cfg.dynamicSmemBytes = dynamic_smem;
+  cfg.stream           = stream;
+  cfg.attrs            = attrs;
+  cfg.numAttrs         = 0;
+  if (cluster > 0) {
+    cudaLaunchAttribute& a = attrs[cfg.numAttrs++];
+    a                      = cudaLaunchAttribute{};
+    a.id                   = cudaLaunchAttributeClusterDimension;
+    a.val.clusterDim.x     = static_cast<unsigned>(cluster);
+    a.val.clusterDim.y     = 1;
+    a.val.clusterDim.z     = 1;
+  }
+  if (cooperative) {
+    cudaLaunchAttribute& a = attrs[cfg.numAttrs++];
+    a                      = cudaLaunchAttribute{};
+    a.id                   = cudaLaunchAttributeCooperative;
+    a.val.cooperative      = 1;
+  }
   return cfg;
 }
 
@@ -119,8 +136,8 @@ int persistent_cluster_grid(Kernel kernel, int block_threads, std::size_t dynami
 {
   int const clusters = cached_occupancy(reinterpret_cast<void const*>(kernel), block_threads, dynamic_smem, cluster, [&] {
     prepare_cluster_launch(kernel, cluster);
-    cudaLaunchAttribute attr{};
-    cudaLaunchConfig_t const cfg = cluster_config(cluster, block_threads, dynamic_smem, cluster, 0, attr);
+    cudaLaunchAttribute attrs[2]{};
+    cudaLaunchConfig_t const cfg = launch_config(cluster, block_threads, dynamic_smem, cluster, false, 0, attrs);
     int n = 0;
     TWOBODY_CUDA_TRY(cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<void const*>(kernel), &cfg));
     return n;
@@ -244,9 +261,11 @@ struct pair_kernel {
       walk  = {in, naive_chunk, naive_chunks(in.b.size)};
       units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
     }
-    if (lp.cluster > 0) {
-      cudaLaunchAttribute attr{};
-      cudaLaunchConfig_t const cfg = cluster_config(lp.grid, Input::block_threads, lp.dynamic_smem, lp.cluster, stream, attr);
+    if (lp.cluster > 0 || lp.cooperative) {
+      TWOBODY_EXPECTS(!lp.cooperative || Input::tiled, "a cooperative launch needs a persistent grid (a tiled input policy)");
+      cudaLaunchAttribute attrs[2]{};
+      cudaLaunchConfig_t const cfg =
+        launch_config(lp.grid, Input::block_threads, lp.dynamic_smem, lp.cluster, lp.cooperative, stream, attrs);
       TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, get(), walk, typename visitor::params{p, f}, static_units::params{units}));
       return;
     }

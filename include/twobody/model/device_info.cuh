@@ -30,6 +30,7 @@ struct device_info {
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
   std::size_t l2_bytes = 0;
+  bool cooperative_launch = false;          ///< grids whose blocks are all resident may synchronize
 
   // Allocation granularities of the occupancy calculation (the same on every GPU since Volta).
   int reg_alloc_unit         = 256;  ///< registers are given to a warp in units of this many
@@ -68,6 +69,7 @@ struct device_info {
     d.max_threads_per_sm      = prop.maxThreadsPerMultiProcessor;
     d.max_blocks_per_sm       = prop.maxBlocksPerMultiProcessor;
     d.l2_bytes                = static_cast<std::size_t>(prop.l2CacheSize);
+    d.cooperative_launch      = prop.cooperativeLaunch != 0;
     d.reg_partitions          = prop.major == 6 && prop.minor == 0 ? 2 : 4;
     return d;
   }
@@ -87,6 +89,7 @@ struct device_info {
     d.max_threads_per_sm      = 2048;
     d.max_blocks_per_sm       = 32;
     d.l2_bytes                = 52428800;  // 50 MiB
+    d.cooperative_launch      = true;
     return d;
   }
 
@@ -105,6 +108,7 @@ struct device_info {
     d.max_threads_per_sm      = 1024;
     d.max_blocks_per_sm       = 16;
     d.l2_bytes                = 4194304;
+    d.cooperative_launch      = true;
     return d;
   }
 

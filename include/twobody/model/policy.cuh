@@ -429,7 +429,8 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       double const lat = model::privatized_latency(layout.window, layout.copies, k.histogram) *
                          (layout.passes > 1 ? k.window_pass_factor : 1.0);
       double const t   = layout.passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count,
-                                                                  lat, k.histogram, model::diagonal_extra(p, k));
+                                                                  lat, k.histogram, model::diagonal_extra(p, k), 0,
+                                                                  model::copies_setup(layout.copies, layout.window, k.histogram));
       if (t < best.predicted_seconds) {
         best                   = policy_plan{};
         best.input             = c;

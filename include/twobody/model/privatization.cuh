@@ -136,23 +136,37 @@ inline double cluster_latency(int window, int cluster, int copies, privatization
 /// so a round takes blocks x tile_pairs_points^2 x L, divided by the fraction of the full rate
 /// that `warps` resident warps reach (min(1, warps / saturation_warps)).
 ///
+/// With fewer work items than resident blocks (small sets), an SM holds only
+/// ceil(items / SMs) blocks and the rate is that of their warps: the time is then the latency
+/// of one block's pairs, which favours small tiles and many threads (issue 24: a 2048-point
+/// tile left a 256-point set one block).
+///
 /// `critical_extra` adds work items to the critical path: in self mode a block that holds a
 /// diagonal tile pair takes (diagonal cost - 1) rounds longer (a diagonal tile pairs each own
 /// point with different partners, so no shared load feeds several pairs), which decides the
-/// tile shape when there are only a few rounds.
+/// tile shape when there are only a few rounds. `setup` is each block's fixed work in the
+/// same units as pairs x latency (zeroing and flushing its private copies).
 inline double predicted_seconds(long long work_items, long long pairs_per_item, occupancy const& occ, int block_threads,
                                 int sm_count, double latency, privatization_constants const& k,
-                                double critical_extra = 0.0, long long resident_blocks = 0)
+                                double critical_extra = 0.0, long long resident_blocks = 0, double setup = 0.0)
 {
   if (work_items <= 0) { return 0.0; }
   TWOBODY_EXPECTS(occ.blocks_per_sm > 0, "privatization model: the kernel does not fit on an SM");
-  double const warps = occ.warps_per_sm(block_threads);
-  double const rate  = std::min(1.0, warps / k.saturation_warps);
+  long long const busy = std::min<long long>(occ.blocks_per_sm, (work_items + sm_count - 1) / sm_count);
+  double const warps   = static_cast<double>(busy) * ((block_threads + 31) / 32);
+  double const rate    = std::min(1.0, warps / k.saturation_warps);
   // resident_blocks: fewer than blocks_per_sm x sm_count where clusters leave SMs out.
   long long const r = resident_blocks > 0 ? (work_items + resident_blocks - 1) / resident_blocks
                                           : rounds(work_items, occ.blocks_per_sm, sm_count);
-  return (static_cast<double>(r) + critical_extra) * occ.blocks_per_sm * static_cast<double>(pairs_per_item) * latency /
-         rate;
+  return static_cast<double>(busy) *
+         ((static_cast<double>(r) + critical_extra) * static_cast<double>(pairs_per_item) * latency + setup) / rate;
+}
+
+/// A block's fixed work with `copies` private copies of `window` counters, in pair-update
+/// units of C_L: every counter is zeroed once and read once by the flush.
+inline double copies_setup(int copies, int window, privatization_constants const& k)
+{
+  return 2.0 * copies * window * k.c_l;
 }
 
 }  // namespace model

@@ -108,11 +108,16 @@ constexpr bool points_per_thread_fit(int value_bytes, int dims, int points_per_t
 inline constexpr double h100_c_lp       = 1.516e-13;
 inline constexpr double h100_saturation = 9.2;
 
-/// The small shared tile (64 threads x 2 points): one shared load per 2 pairs instead of 4 or 8,
-/// and a tile switch every 128 columns. Not calibrated yet: set above the large tiles' constants
-/// so that large problems keep them (bench_frames measures the small-N side).
+/// The small shared tiles (one point per thread, 128 or 32 points): one shared load per pair
+/// instead of one per 4 or 8, and a tile switch every 128 or 32 columns. Their per-pair rate
+/// is not calibrated: set above the large tiles' constants so that large problems keep those.
+/// Where they win (small sets) the time is latency, which the model's busy-block term gives
+/// (model::predicted_seconds); bench_frames measures that side.
 inline constexpr double small_tile_c_l           = 7.2e-11;
 inline constexpr double small_tile_reduction_c_l = 4.2e-11;
+/// The 32-point tile: 1.8 times the 128-point tile's, the ratio of their GPU times for an RDF of
+/// 4096 points (27 against 16 us, both at one copy per block), where neither is latency-bound.
+inline constexpr double tiny_tile_factor = 1.8;
 
 /// The grid traversal's privatized histograms (grid.cuh): only the ratio of C_LP to C_L and the
 /// saturation pick its copies. Not calibrated on their own: the read-only tile's C_L (the grid
@@ -130,14 +135,21 @@ struct input_entry<input_kind::shared_tile> {
   static constexpr bool tile_in_shared_memory = true;
   template <int B, int R>
   using type     = input::shared_tile<B, R>;
-  // The small tile (64 x 2 = 128 points) is for small sets and frames: a 2048-point tile leaves
-  // a 256-point set one block with 64 times its pairs in padding (issue 24: 93 us of kernel for
-  // 32,640 pairs), and a 4096-point set 3 tile pairs for 132 SMs.
+  // The small tiles (128 x 1 and 32 x 1 points) are for small sets: a 2048-point tile leaves a
+  // 256-point set one block with 64 times its pairs in padding (issue 24: 93 us of kernel for
+  // 32,640 pairs), and a 4096-point set 3 tile pairs for 132 SMs. Small sets are latency-bound,
+  // so one point per thread: measured on the H100 (GPU time of one RDF call, 128 bins),
+  // 64 x 2 took 17 us at N = 256 and 1024, 128 x 1 11 us, 32 x 1 7 us; at N = 4096 128 x 1
+  // 16 us, 64 x 2 19 us.
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point, 256, 8, 128>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram, 256, 4, 126>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction, 64, 2, 64>>;
+                              compiled_shape<for_histogram | for_per_point | for_reduction, 128, 1, 64>,
+                              compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>>;
   static constexpr cost_constants h100(int block_threads, int points_per_thread)
   {
+    if (block_threads * points_per_thread <= 32) {
+      return {{small_tile_c_l * tiny_tile_factor, h100_c_lp, h100_saturation}, small_tile_reduction_c_l * tiny_tile_factor, 2.39};
+    }
     if (block_threads * points_per_thread <= 128) { return {{small_tile_c_l, h100_c_lp, h100_saturation}, small_tile_reduction_c_l, 2.39}; }
     return points_per_thread >= 8 ? cost_constants{{5.521e-11, h100_c_lp, h100_saturation}, 3.349e-11, 1.92}
                                   : cost_constants{{5.67e-11, h100_c_lp, h100_saturation}, 3.352e-11, 2.39};

@@ -21,6 +21,8 @@
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
+#include <cooperative_groups.h>
+
 namespace twobody {
 namespace output {
 
@@ -84,6 +86,7 @@ struct privatized_histogram_agent
     int window_begin;                ///< first slot counted by this pass
     int window_size;                 ///< slots counted by this pass (all of them without windows)
     unsigned long long flush_limit;  ///< flush once this many increments may have reached one counter
+    bool zero_counts = false;        ///< zero the window of `counts` first (needs a cooperative launch)
   };
   struct temp_storage {};
 
@@ -101,6 +104,14 @@ struct privatized_histogram_agent
   {
     int const words = p.window_size * p.copies;
     for (int i = threadIdx.x; i < words; i += BlockThreads) { h[i] = Counter{}; }
+    if (p.zero_counts) {
+      // One kernel instead of a memset and a kernel: each block zeroes its share of the output,
+      // and no flush starts before every share is zero.
+      for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
+        p.counts[p.window_begin + s] = Count{};
+      }
+      cooperative_groups::this_grid().sync();
+    }
     __syncthreads();
   }
 

@@ -12,6 +12,8 @@
 
 #include <cub/block/block_reduce.cuh>
 
+#include <cooperative_groups.h>
+
 namespace twobody {
 namespace output {
 
@@ -36,6 +38,7 @@ struct reduction_agent {
     T* partials;  ///< one slot per block
     Op op;
     T identity;
+    T* result = nullptr;  ///< if set, block 0 folds the partials into *result (needs a cooperative launch)
   };
   using block_reduce = cub::BlockReduce<T, BlockThreads>;
   using temp_storage = typename block_reduce::TempStorage;
@@ -80,6 +83,15 @@ struct reduction_agent {
     end_unit(0);
     T const total = block_reduce(storage).Reduce(narrow ? outer : inner, p.op);
     if (threadIdx.x == 0) { p.partials[blockIdx.x] = total; }
+    if (p.result == nullptr) { return; }
+    // One kernel instead of this one and a device reduction: after every block's partial is
+    // written, block 0 folds them in block order (deterministic for a given grid).
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x != 0) { return; }
+    T mine = p.identity;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) { mine = p.op(mine, p.partials[b]); }
+    T const all = block_reduce(storage).Reduce(mine, p.op);
+    if (threadIdx.x == 0) { *p.result = all; }
   }
 };
 
