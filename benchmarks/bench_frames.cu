@@ -4,7 +4,8 @@
 //               sync: wall clock over a batch of calls divided by the calls), for a periodic
 //               RDF (128 bins) and a pair count within r, device data;
 //  - phase/...  where a call's time goes: planning, pointer checks, scratch allocation, the
-//               launch, the copy back and the synchronization, each timed alone;
+//               launch, the copy back and the synchronization, each timed alone, and an
+//               empty kernel launched asynchronously (this host's launch rate: the floor);
 //  - frames/... F frames of N atoms (a periodic box per frame, uniform atoms at a liquid-like
 //               number density, RDF out to 12 in 128 bins): one batched call (summed and per
 //               frame), the loop of one-call forms over the frames, the CPU backend (fewer
@@ -178,7 +179,7 @@ void phase_scratch(benchmark::State& state)
   bench::guarded(state, [&] { wall(state, [&] { twobody::detail::device_buffer b(1024, st.s); benchmark::DoNotOptimize(b.data()); }); });
 }
 
-void phase_planned_launch(benchmark::State& state)  // memset + launch, host side only
+void phase_planned_launch(benchmark::State& state)  // the planned launch alone (one kernel where it can), asynchronous
 {
   long long const n = state.range(0);
   auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
@@ -202,6 +203,25 @@ void phase_copy_back_sync(benchmark::State& state)
     wall(state, [&] {
       EXAMPLE_CUDA_CHECK(cudaMemcpyAsync(h.data(), d.ptr, sizeof(unsigned long long) * h.size(), cudaMemcpyDeviceToHost, st.s));
       EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
+  });
+}
+
+__global__ void empty_kernel(int* p)
+{
+  if (p != nullptr && threadIdx.x == 1u << 30) { *p = 1; }
+}
+
+/// The machine's own floor: an empty kernel launched asynchronously (launches per second of
+/// this host and driver), the least any one-kernel call can take.
+void phase_empty_kernel_async(benchmark::State& state)
+{
+  stream_holder st;
+  bench::device_scratch d(1024);
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] {
+      empty_kernel<<<1, 64, 0, st.s>>>(d.as<int>());
+      EXAMPLE_CUDA_CHECK(cudaGetLastError());
     });
   });
 }
@@ -394,7 +414,8 @@ int main(int argc, char** argv)
     reg("phase/plan_histogram", phase_plan_histogram, {4096});
     reg("phase/pointer_check", phase_pointer_check, {4096});
     reg("phase/scratch_alloc", phase_scratch, {0});
-    reg("phase/memset_and_launch", phase_planned_launch, {256, 4096});
+    reg("phase/planned_launch", phase_planned_launch, {256, 4096});
+    reg("phase/empty_kernel_async", phase_empty_kernel_async, {0});
     reg("phase/copy_back_sync", phase_copy_back_sync, {0});
     reg("phase/memset_sync", phase_empty_kernel_sync, {0});
     reg("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);
