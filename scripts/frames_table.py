@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Markdown tables of a bench_frames JSON file: the one-call floor (median microseconds per
-call) and the batched frames (T pairs/s and the fraction of the large-N RDF rate)."""
+call) and the batched frames (T pairs/s and the fraction of the large-N RDF rate).
+
+    frames_table.py bench_frames.json [COMMIT]
+
+COMMIT names the binary's commit where the run did not record it (TWOBODY_COMMIT unset)."""
 import json
 import re
 import sys
 from collections import defaultdict
 
 
-def main(path):
+def main(path, commit=None):
     data = json.load(open(path))
     ctx = data["context"]
     med = {}
@@ -16,7 +20,7 @@ def main(path):
             continue
         m = re.match(r"(.+?)/(\d+)/", b["run_name"] + "/")
         med[(m.group(1), int(m.group(2)))] = b
-    print(f"# bench_frames: {ctx.get('gpu', '?')}, {ctx['date'][:10]}, commit {ctx.get('twobody_commit', '?')}\n")
+    print(f"# bench_frames: {ctx.get('gpu', '?')}, {ctx['date'][:10]}, commit {ctx.get('twobody_commit') or (commit + ' (given)' if commit else '?')}\n")
     print("Median of 5 repetitions. Wall clock per call (floor: host-synchronous, asynchronous with a")
     print("synchronization every 64 calls, CUDA-graph replay; frames: one whole call over 1000 frames).\n")
     rows, sizes = defaultdict(dict), set()
@@ -58,4 +62,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
