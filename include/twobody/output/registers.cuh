@@ -1,8 +1,9 @@
 /// \file registers.cuh
 /// \brief Output policy for Type I statistics: each thread reduces its pairs in registers
 /// with any associative operator, the block combines them with cub::BlockReduce, and each
-/// block writes one partial that cub::DeviceReduce folds into the result (one global write
-/// per block, no atomics, deterministic for a given grid).
+/// block writes one partial (one global write per block, no atomics). The partials are folded
+/// in block order, deterministic for a given grid: by block 0 of the same kernel after a grid
+/// barrier (a cooperative launch, one kernel per call), or by cub::DeviceReduce after it.
 ///
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
