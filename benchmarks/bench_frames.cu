@@ -8,7 +8,8 @@
 //               empty kernel launched asynchronously (this host's launch rate: the floor);
 //  - frames/... F frames of N atoms (a periodic box per frame, uniform atoms at a liquid-like
 //               number density, RDF out to 12 in 128 bins): one batched call (summed and per
-//               frame), the loop of one-call forms over the frames, the CPU backend (fewer
+//               frame; and from host arrays in one run or in overlapped runs of 2^18 points),
+//               the loop of one-call forms over the frames, the CPU backend (fewer
 //               frames), and the same RDF at N = 2^20 in one call for the large-N rate. Wall
 //               clock around the whole call including its host work and final synchronization.
 //
@@ -322,6 +323,24 @@ void frames_batched(benchmark::State& state, bool per_frame)
   });
 }
 
+/// Host coordinate arrays (the host-result form): in one run, where the copy cannot overlap
+/// the kernels, and in runs of 2^18 points, each copied while the one before computes (256
+/// atoms x 1000 frames are one run either way).
+void frames_host_arrays(benchmark::State& state, twobody::size_type chunk_points)
+{
+  long long const n = state.range(0);
+  frame_data const& d = frames_of(n);
+  rdf_case const c    = rdf_in(d.side);
+  stream_holder st;
+  auto const pairs = twobody::self_frame_pairs(d.host_frames(frame_count));
+  twobody::frames_options opt;
+  opt.chunk_points = chunk_points;
+  bench::guarded(state, [&] {
+    wall(state, [&] { benchmark::DoNotOptimize(twobody::histogram_frames(twobody::exec::gpu.on(st.s), pairs, c.f, c.bins, opt)); });
+    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
+  });
+}
+
 void frames_loop(benchmark::State& state)  // one asynchronous one-call histogram per frame
 {
   long long const n = state.range(0);
@@ -420,6 +439,8 @@ int main(int argc, char** argv)
     reg("phase/memset_sync", phase_empty_kernel_sync, {0});
     reg("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);
     reg("frames/rdf128/batched_per_frame", [](benchmark::State& s) { frames_batched(s, true); }, frame_sizes);
+    reg("frames/rdf128/host_arrays_one_run", [](benchmark::State& s) { frames_host_arrays(s, twobody::size_type(1) << 40); }, frame_sizes);
+    reg("frames/rdf128/host_arrays_runs_of_256k", [](benchmark::State& s) { frames_host_arrays(s, twobody::size_type(1) << 18); }, frame_sizes);
     reg("frames/rdf128/loop_of_one_call", frames_loop, frame_sizes);
     reg("frames/rdf128/cpu_openmp_tenth_of_frames", frames_cpu, frame_sizes);
     reg("frames/count/batched_per_frame", frames_count, frame_sizes);

@@ -96,6 +96,20 @@ TEST(GpuFrames, HostFramesGoInChunksWithProgress)
   EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
   auto const counts = count_per_frame(exec::gpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f}, opt);
   EXPECT_EQ(counts, count_per_frame(exec::cpu, self_frame_pairs(t.frame_set()), within_sq{pbox{}, 30.5f}));
+  // Cross species from host arrays in runs (both sides staged per run), and the summed forms.
+  tbt::trajectory a, b;
+  tbt::split_species(t, a, b);
+  auto const cross   = cross_frame_pairs(a.frame_set(), b.frame_set());
+  auto const per_ref = tbt::reference_histograms(a, &b, 0.5, 80.5, 40);
+  std::vector<unsigned long long> summed(per_ref[0].size(), 0);
+  for (auto const& h : per_ref) {
+    for (std::size_t k = 0; k < h.size(); ++k) { summed[k] += h[k]; }
+  }
+  auto const got = histogram_frames(exec::gpu, cross, pbox{}, bins, opt);
+  std::vector<unsigned long long> g = got.counts;
+  g.push_back(got.outside);
+  EXPECT_EQ(g, summed);
+  EXPECT_EQ(count_frames(exec::gpu, cross, within_sq{pbox{}, 30.5f}, opt), count_frames(exec::cpu, cross, within_sq{pbox{}, 30.5f}));
 }
 
 TEST(GpuFrames, CrossSpeciesAndCountsMatchTheCpuBackend)

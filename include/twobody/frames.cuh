@@ -150,8 +150,9 @@ void count_frames_device(frame_pairs<Points> const& pairs, frame_layout<Points> 
 /// Options of the host-result frame statistics.
 struct frames_options {
   /// Frames of host arrays go to the GPU in runs of at most this many points (at least one
-  /// frame each), copied in turn, so a trajectory larger than the GPU goes through; device
-  /// arrays go in one launch.
+  /// frame each), so a trajectory larger than the GPU goes through; each run is copied (through
+  /// pinned memory, on a stream of its own) while the run before it computes. Device arrays go
+  /// in one launch.
   size_type chunk_points = size_type(1) << 24;
   /// Called after each run of frames with (frames done, frames in all), e.g. for a progress bar.
   std::function<void(size_type, size_type)> progress;
@@ -193,13 +194,13 @@ void count_per_frame(frame_pairs<Points> const& pairs, Pred pred, pair_count_t<P
 // Host results, on the backend `exec` names
 
 namespace detail {
-/// fn(run of frames, its layout) for the runs frames_options asks for, the offsets and boxes
-/// read once for all of them.
+/// fn(run of frames, its layout) -> collect() for the runs frames_options asks for (see
+/// for_each_frame_chunk), the offsets and boxes read once for all of them.
 template <class Points, class Fn>
 void for_each_frame_run(frame_pairs<Points> const& pairs, frames_options const& opt, cudaStream_t stream, Fn&& fn)
 {
   frame_layout<Points> const layout(pairs, stream);
-  for_each_frame_chunk(pairs, layout, opt.chunk_points, opt.progress, fn);
+  for_each_frame_chunk(pairs, layout, opt.chunk_points, opt.progress, stream, fn);
 }
 }  // namespace detail
 
@@ -219,13 +220,15 @@ std::vector<histogram_result<pair_count_t<Points>>> histogram_per_frame(executio
     std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
     detail::device_buffer d(sizeof(Count) * slots * layout.pairs.size(), stream);
     detail::histogram_frames_device(run, layout, f, bins, d.as<Count>(), true, stream);
-    std::vector<Count> all(slots * layout.pairs.size());
-    detail::copy_to_host_sync(all.data(), d.as<Count>(), all.size(), stream);
-    for (std::size_t k = 0; k < layout.pairs.size(); ++k) {
-      out.push_back(histogram_result<Count>::from_slots(
-        std::vector<Count>(all.begin() + static_cast<std::ptrdiff_t>(k * slots), all.begin() + static_cast<std::ptrdiff_t>((k + 1) * slots)),
-        layout.pairs[k]));
-    }
+    return [&, slots, pairs_of = layout.pairs, d = std::move(d)] {
+      std::vector<Count> all(slots * pairs_of.size());
+      detail::copy_to_host_sync(all.data(), d.as<Count>(), all.size(), stream);
+      for (std::size_t k = 0; k < pairs_of.size(); ++k) {
+        out.push_back(histogram_result<Count>::from_slots(
+          std::vector<Count>(all.begin() + static_cast<std::ptrdiff_t>(k * slots), all.begin() + static_cast<std::ptrdiff_t>((k + 1) * slots)),
+          pairs_of[k]));
+      }
+    };
   });
   return out;
 }
@@ -246,10 +249,12 @@ histogram_result<pair_count_t<Points>> histogram_frames(execution_policy const& 
   detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
     detail::device_buffer d(sizeof(Count) * slots, stream);
     detail::histogram_frames_device(run, layout, f, bins, d.as<Count>(), false, stream);
-    std::vector<Count> part(slots);
-    detail::copy_to_host_sync(part.data(), d.as<Count>(), slots, stream);
-    for (std::size_t k = 0; k < slots; ++k) { sum[k] += part[k]; }
     for (unsigned long long c : layout.pairs) { total += c; }
+    return [&, d = std::move(d)] {
+      std::vector<Count> part(slots);
+      detail::copy_to_host_sync(part.data(), d.as<Count>(), slots, stream);
+      for (std::size_t k = 0; k < slots; ++k) { sum[k] += part[k]; }
+    };
   });
   return histogram_result<Count>::from_slots(std::move(sum), total);
 }
@@ -267,9 +272,11 @@ std::vector<pair_count_t<Points>> count_per_frame(execution_policy const& exec, 
     std::size_t const frames = layout.pairs.size();
     detail::device_buffer d(sizeof(C) * frames, stream);
     detail::count_frames_device(run, layout, pred, d.as<C>(), true, stream);
-    std::size_t const at = out.size();
-    out.resize(at + frames);
-    detail::copy_to_host_sync(out.data() + at, d.as<C>(), frames, stream);
+    return [&, frames, d = std::move(d)] {
+      std::size_t const at = out.size();
+      out.resize(at + frames);
+      detail::copy_to_host_sync(out.data() + at, d.as<C>(), frames, stream);
+    };
   });
   return out;
 }
@@ -286,9 +293,11 @@ pair_count_t<Points> count_frames(execution_policy const& exec, frame_pairs<Poin
   detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
     detail::device_buffer d(sizeof(C), stream);
     detail::count_frames_device(run, layout, pred, d.as<C>(), false, stream);
-    C part{};
-    detail::copy_to_host_sync(&part, d.as<C>(), 1, stream);
-    total += part;
+    return [&, d = std::move(d)] {
+      C part{};
+      detail::copy_to_host_sync(&part, d.as<C>(), 1, stream);
+      total += part;
+    };
   });
   return total;
 }

@@ -4,6 +4,7 @@
 /// reach, the device arrays of one launch, and chunks of frames for host arrays.
 #pragma once
 
+#include <twobody/detail/device_array.cuh>
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/frame_traversal.cuh>
@@ -17,10 +18,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace twobody::detail {
@@ -266,12 +270,94 @@ class frame_batch {
   unsigned long long units_ = 0;
 };
 
-/// Calls fn(chunk, its layout) for consecutive runs of frames of `layout` (the layout of fp):
-/// the whole batch when its points are device arrays, else runs of at most `max_points` points
-/// (at least one frame each), so that a trajectory larger than the GPU goes through in turn.
+/// Two device slots for runs of frames from host arrays, each with a `ready` event (its copy
+/// done, recorded on the copy stream) and a `free` event (the last kernel reading it done).
+/// While the kernels of one run read one slot, the next run is copied into the other on a
+/// stream of its own. The copies go straight from the caller's (pageable) arrays: pinning
+/// staging memory per call cost more than the overlap saved (H100: 6.6 ms against 1.6 ms for
+/// 1000 frames of 1024 atoms in 4 runs).
+template <class Points>
+class frame_run_slots {
+  using T = typename Points::value_type;
+  static constexpr int columns = Points::dims + (Points::weighted ? 1 : 0);
+
+ public:
+  /// Slots for runs of at most `a_points` points of A and `b_points` of B (0: self mode).
+  frame_run_slots(size_type a_points, size_type b_points)
+    : a_stride_((a_points + 63) / 64 * 64), b_stride_((b_points + 63) / 64 * 64)
+  {
+    for (auto& s : slots_) {
+      s.a = device_array<T>(static_cast<std::size_t>(a_stride_) * columns);
+      s.b = device_array<T>(static_cast<std::size_t>(b_stride_) * columns);
+      TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
+      TWOBODY_CUDA_TRY(cudaEventCreateWithFlags(&s.free, cudaEventDisableTiming));
+    }
+  }
+  frame_run_slots(frame_run_slots const&) = delete;
+  ~frame_run_slots()
+  {
+    (void)cudaStreamSynchronize(copy_.s);
+    for (auto& s : slots_) {
+      if (s.free != nullptr) { (void)cudaEventSynchronize(s.free); }
+      (void)cudaEventDestroy(s.ready);
+      (void)cudaEventDestroy(s.free);
+    }
+  }
+
+  /// Copies `a` (and `b`, cross mode) into slot k % 2 once its last reader is done; `compute`
+  /// waits for the copy. Returns the device views.
+  std::pair<Points, Points> stage(int k, Points const& a, Points const& b, cudaStream_t compute)
+  {
+    slot& s = slots_[k % 2];
+    TWOBODY_CUDA_TRY(cudaEventSynchronize(s.free));
+    Points const da = put(a, s.a, a_stride_);
+    Points const db = b.size > 0 ? put(b, s.b, b_stride_) : b;
+    TWOBODY_CUDA_TRY(cudaEventRecord(s.ready, copy_.s));
+    TWOBODY_CUDA_TRY(cudaStreamWaitEvent(compute, s.ready, 0));
+    return {da, db};
+  }
+
+  /// The work enqueued on `compute` so far is the last to read slot k % 2.
+  void release(int k, cudaStream_t compute) { TWOBODY_CUDA_TRY(cudaEventRecord(slots_[k % 2].free, compute)); }
+
+ private:
+  struct slot {
+    device_array<T> a, b;
+    cudaEvent_t ready = nullptr, free = nullptr;
+  };
+
+  // Columns start on 256-byte boundaries (the kernels' vector loads need 16-byte alignment).
+  Points put(Points const& p, device_array<T> const& device, size_type stride)
+  {
+    Points v = p;
+    std::size_t const n = static_cast<std::size_t>(p.size);
+    for (int c = 0; c < columns; ++c) {
+      T const* src = c < Points::dims ? p.coords[c] : p.weights;
+      T* const dev = device.data() + static_cast<std::size_t>(c) * stride;
+      if (n > 0) { TWOBODY_CUDA_TRY(cudaMemcpyAsync(dev, src, n * sizeof(T), cudaMemcpyHostToDevice, copy_.s)); }
+      if (c < Points::dims) {
+        v.coords[c] = dev;
+      } else {
+        v.weights = dev;
+      }
+    }
+    return v;
+  }
+
+  size_type a_stride_, b_stride_;
+  owned_stream copy_;
+  std::array<slot, 2> slots_{};
+};
+
+/// Runs fn over the frames of `layout` (the layout of fp). fn(run, its layout) enqueues the
+/// run's work on `stream` and returns collect(), which waits for the run's results and reads
+/// them. Device arrays go as one run. Host arrays go in runs of at most `max_points` points
+/// (at least one frame each), so that a trajectory larger than the GPU goes through: with
+/// several runs, each is copied while the one before it computes (frame_run_slots), then
+/// collected.
 template <class Points, class Fn>
 void for_each_frame_chunk(frame_pairs<Points> const& fp, frame_layout<Points> const& layout, size_type max_points,
-                          std::function<void(size_type, size_type)> const& progress, Fn&& fn)
+                          std::function<void(size_type, size_type)> const& progress, cudaStream_t stream, Fn&& fn)
 {
   TWOBODY_EXPECTS(max_points >= 1, "frames_options: chunk_points must be at least 1");
   auto on_device = [](Points const& p) {
@@ -281,34 +367,63 @@ void for_each_frame_chunk(frame_pairs<Points> const& fp, frame_layout<Points> co
     }
     return true;
   };
-  if (on_device(fp.a.points) && (fp.mode != pair_mode::cross || on_device(fp.b.points))) {
-    fn(fp, layout);
+  bool const cross = fp.mode == pair_mode::cross;
+  if (on_device(fp.a.points) && (!cross || on_device(fp.b.points))) {
+    fn(fp, layout)();
     if (progress) { progress(layout.frames, layout.frames); }
     return;
   }
+  // The runs, and the most points of each side one holds (the slots' size).
   size_type const F = layout.frames;
-  size_type first   = 0;
-  while (first < F) {
+  std::vector<std::pair<size_type, size_type>> runs;
+  size_type most_a = 0, most_b = 0;
+  for (size_type first = 0; first < F;) {
     size_type last = first + 1;
     auto points_of = [&](size_type l) {
-      return (layout.a_offsets[l] - layout.a_offsets[first]) +
-             (fp.mode == pair_mode::cross ? layout.b_offsets[l] - layout.b_offsets[first] : 0);
+      return (layout.a_offsets[l] - layout.a_offsets[first]) + (cross ? layout.b_offsets[l] - layout.b_offsets[first] : 0);
     };
     while (last < F && points_of(last + 1) <= max_points) { ++last; }
+    runs.emplace_back(first, last);
+    most_a = std::max(most_a, layout.a_offsets[last] - layout.a_offsets[first]);
+    if (cross) { most_b = std::max(most_b, layout.b_offsets[last] - layout.b_offsets[first]); }
+    first = last;
+  }
+  if (runs.size() == 1) {  // nothing to overlap: the launch stages the host arrays itself
+    fn(fp, layout)();
+    if (progress) { progress(F, F); }
+    return;
+  }
+  frame_run_slots<Points> slots(most_a, most_b);
+  auto host_side = [&](std::size_t k) {
+    auto const [first, last] = runs[k];
+    Points const a = slice_of(fp.a.points, layout.a_offsets[first], layout.a_offsets[last] - layout.a_offsets[first]);
+    Points const b = cross ? slice_of(fp.b.points, layout.b_offsets[first], layout.b_offsets[last] - layout.b_offsets[first])
+                           : slice_of(fp.a.points, 0, 0);
+    return std::make_pair(a, b);
+  };
+  auto staged = [&](std::size_t k) {
+    auto const [a, b] = host_side(k);
+    return slots.stage(static_cast<int>(k), a, b, stream);
+  };
+  std::pair<Points, Points> views = staged(0);
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    auto const [first, last] = runs[k];
     frame_layout<Points> const part = layout.runs(first, last);
     frame_pairs<Points> chunk       = fp;
-    chunk.a.points  = slice_of(fp.a.points, layout.a_offsets[first], part.a_offsets.back());
+    chunk.a.points  = views.first;
     chunk.a.offsets = part.a_offsets.data();
     chunk.a.frames  = part.frames;
     chunk.a.boxes   = part.boxes.empty() ? nullptr : part.boxes.data();
     chunk.b         = chunk.a;
-    if (fp.mode == pair_mode::cross) {
-      chunk.b.points  = slice_of(fp.b.points, layout.b_offsets[first], part.b_offsets.back());
+    if (cross) {
+      chunk.b.points  = views.second;
       chunk.b.offsets = part.b_offsets.data();
     }
-    fn(chunk, part);
-    first = last;
-    if (progress) { progress(first, F); }
+    auto collect = fn(chunk, part);
+    slots.release(static_cast<int>(k), stream);
+    if (k + 1 < runs.size()) { views = staged(k + 1); }  // overlaps run k's kernels
+    collect();
+    if (progress) { progress(last, F); }
   }
 }
 

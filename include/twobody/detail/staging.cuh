@@ -75,4 +75,17 @@ class staged_pairs {
   staged_points<Points> b_;
 };
 
+/// A non-blocking stream of the library's own (copies that overlap the caller's kernels),
+/// synchronized and destroyed with its owner.
+struct owned_stream {
+  cudaStream_t s = nullptr;
+  owned_stream() { TWOBODY_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  owned_stream(owned_stream const&) = delete;
+  ~owned_stream()
+  {
+    (void)cudaStreamSynchronize(s);
+    (void)cudaStreamDestroy(s);
+  }
+};
+
 }  // namespace twobody::detail

@@ -250,16 +250,7 @@ class block_slots {
   unsigned long long clock_ = 0;
 };
 
-struct owned_stream {
-  cudaStream_t s = nullptr;
-  owned_stream() { TWOBODY_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  owned_stream(owned_stream const&) = delete;
-  ~owned_stream()
-  {
-    (void)cudaStreamSynchronize(s);
-    (void)cudaStreamDestroy(s);
-  }
-};
+using twobody::detail::owned_stream;
 
 /// The devices a run uses: opt.devices, or the current device.
 inline std::vector<int> devices_of(scale_options const& opt)
