@@ -90,7 +90,6 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
       auto const pairs = twobody::self_pairs(data[static_cast<std::size_t>(it) % data.size()]);
       switch (which) {
         case path::passes:
-          EXAMPLE_CUDA_CHECK(cudaMemsetAsync(counts.ptr, 0, sizeof(unsigned long long) * slots, s));
           twobody::detail::launch_privatized<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
                                                     prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
           break;

@@ -194,13 +194,27 @@ void count_per_frame(frame_pairs<Points> const& pairs, Pred pred, pair_count_t<P
 // Host results, on the backend `exec` names
 
 namespace detail {
-/// fn(run of frames, its layout) -> collect() for the runs frames_options asks for (see
-/// for_each_frame_chunk), the offsets and boxes read once for all of them.
-template <class Points, class Fn>
-void for_each_frame_run(frame_pairs<Points> const& pairs, frames_options const& opt, cudaStream_t stream, Fn&& fn)
+/// The host-result forms' run loop: for each run of frames frames_options asks for (see
+/// for_each_frame_chunk; offsets and boxes read once for all of them), launch(run, its layout,
+/// d_out) writes values_of(its layout) values of V to d_out on `stream`; once the next run's
+/// copy is under way they come back and take(values, its layout) gets them, run after run.
+template <class V, class Points, class Size, class Launch, class Take>
+void frame_runs_to_host(frame_pairs<Points> const& pairs, frames_options const& opt, cudaStream_t stream, Size&& values_of,
+                        Launch&& launch, Take&& take)
 {
   frame_layout<Points> const layout(pairs, stream);
-  for_each_frame_chunk(pairs, layout, opt.chunk_points, opt.progress, stream, fn);
+  for_each_frame_chunk(pairs, layout, opt.chunk_points, opt.progress, stream,
+                       [&](frame_pairs<Points> const& run, frame_layout<Points> const& part) {
+                         std::size_t const n = values_of(part);
+                         device_buffer d(sizeof(V) * n, stream);
+                         launch(run, part, d.as<V>());
+                         // `part` outlives the collect call (for_each_frame_chunk collects each run in its turn).
+                         return [&, n, d = std::move(d)] {
+                           std::vector<V> values(n);
+                           copy_to_host_sync(values.data(), d.as<V>(), n, stream);
+                           take(std::move(values), part);
+                         };
+                       });
 }
 }  // namespace detail
 
@@ -211,25 +225,25 @@ std::vector<histogram_result<pair_count_t<Points>>> histogram_per_frame(executio
                                                                         Binning const& bins, frames_options const& opt = {})
 {
   using Count = pair_count_t<Points>;
+  using layout_t = detail::frame_layout<Points>;
   detail::check_bins_accept<F, Binning>();
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_per_frame: need at least one bin");
   if (!detail::runs_on_gpu(exec, "histogram_per_frame")) { return cpu::histogram_per_frame(pairs, f, bins); }
   cudaStream_t const stream = exec.stream;
+  std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
   std::vector<histogram_result<Count>> out;
-  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
-    std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
-    detail::device_buffer d(sizeof(Count) * slots * layout.pairs.size(), stream);
-    detail::histogram_frames_device(run, layout, f, bins, d.as<Count>(), true, stream);
-    return [&, slots, pairs_of = layout.pairs, d = std::move(d)] {
-      std::vector<Count> all(slots * pairs_of.size());
-      detail::copy_to_host_sync(all.data(), d.as<Count>(), all.size(), stream);
-      for (std::size_t k = 0; k < pairs_of.size(); ++k) {
+  detail::frame_runs_to_host<Count>(
+    pairs, opt, stream, [&](layout_t const& run) { return slots * run.pairs.size(); },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, Count* d) {
+      detail::histogram_frames_device(run, layout, f, bins, d, true, stream);
+    },
+    [&](std::vector<Count> all, layout_t const& layout) {
+      for (std::size_t k = 0; k < layout.pairs.size(); ++k) {
         out.push_back(histogram_result<Count>::from_slots(
           std::vector<Count>(all.begin() + static_cast<std::ptrdiff_t>(k * slots), all.begin() + static_cast<std::ptrdiff_t>((k + 1) * slots)),
-          pairs_of[k]));
+          layout.pairs[k]));
       }
-    };
-  });
+    });
   return out;
 }
 
@@ -239,6 +253,7 @@ histogram_result<pair_count_t<Points>> histogram_frames(execution_policy const& 
                                                         Binning const& bins, frames_options const& opt = {})
 {
   using Count = pair_count_t<Points>;
+  using layout_t = detail::frame_layout<Points>;
   detail::check_bins_accept<F, Binning>();
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
   if (!detail::runs_on_gpu(exec, "histogram_frames")) { return cpu::histogram_frames(pairs, f, bins); }
@@ -246,16 +261,15 @@ histogram_result<pair_count_t<Points>> histogram_frames(execution_policy const& 
   std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
   std::vector<Count> sum(slots, Count{});
   unsigned long long total = 0;
-  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
-    detail::device_buffer d(sizeof(Count) * slots, stream);
-    detail::histogram_frames_device(run, layout, f, bins, d.as<Count>(), false, stream);
-    for (unsigned long long c : layout.pairs) { total += c; }
-    return [&, d = std::move(d)] {
-      std::vector<Count> part(slots);
-      detail::copy_to_host_sync(part.data(), d.as<Count>(), slots, stream);
+  detail::frame_runs_to_host<Count>(
+    pairs, opt, stream, [&](layout_t const&) { return slots; },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, Count* d) {
+      detail::histogram_frames_device(run, layout, f, bins, d, false, stream);
+    },
+    [&](std::vector<Count> part, layout_t const& layout) {
       for (std::size_t k = 0; k < slots; ++k) { sum[k] += part[k]; }
-    };
-  });
+      for (unsigned long long c : layout.pairs) { total += c; }
+    });
   return histogram_result<Count>::from_slots(std::move(sum), total);
 }
 
@@ -264,20 +278,17 @@ template <class Points, class Pred>
 std::vector<pair_count_t<Points>> count_per_frame(execution_policy const& exec, frame_pairs<Points> const& pairs, Pred pred,
                                                   frames_options const& opt = {})
 {
-  using C = pair_count_t<Points>;
+  using C        = pair_count_t<Points>;
+  using layout_t = detail::frame_layout<Points>;
   if (!detail::runs_on_gpu(exec, "count_per_frame")) { return cpu::count_per_frame(pairs, pred); }
   cudaStream_t const stream = exec.stream;
   std::vector<C> out;
-  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
-    std::size_t const frames = layout.pairs.size();
-    detail::device_buffer d(sizeof(C) * frames, stream);
-    detail::count_frames_device(run, layout, pred, d.as<C>(), true, stream);
-    return [&, frames, d = std::move(d)] {
-      std::size_t const at = out.size();
-      out.resize(at + frames);
-      detail::copy_to_host_sync(out.data() + at, d.as<C>(), frames, stream);
-    };
-  });
+  detail::frame_runs_to_host<C>(
+    pairs, opt, stream, [](layout_t const& run) { return run.pairs.size(); },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, C* d) {
+      detail::count_frames_device(run, layout, pred, d, true, stream);
+    },
+    [&](std::vector<C> counts, layout_t const&) { out.insert(out.end(), counts.begin(), counts.end()); });
   return out;
 }
 
@@ -286,19 +297,17 @@ template <class Points, class Pred>
 pair_count_t<Points> count_frames(execution_policy const& exec, frame_pairs<Points> const& pairs, Pred pred,
                                   frames_options const& opt = {})
 {
-  using C = pair_count_t<Points>;
+  using C        = pair_count_t<Points>;
+  using layout_t = detail::frame_layout<Points>;
   if (!detail::runs_on_gpu(exec, "count_frames")) { return cpu::count_frames(pairs, pred); }
   cudaStream_t const stream = exec.stream;
   C total{};
-  detail::for_each_frame_run(pairs, opt, stream, [&](frame_pairs<Points> const& run, detail::frame_layout<Points> const& layout) {
-    detail::device_buffer d(sizeof(C), stream);
-    detail::count_frames_device(run, layout, pred, d.as<C>(), false, stream);
-    return [&, d = std::move(d)] {
-      C part{};
-      detail::copy_to_host_sync(&part, d.as<C>(), 1, stream);
-      total += part;
-    };
-  });
+  detail::frame_runs_to_host<C>(
+    pairs, opt, stream, [](layout_t const&) { return std::size_t(1); },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, C* d) {
+      detail::count_frames_device(run, layout, pred, d, false, stream);
+    },
+    [&](std::vector<C> part, layout_t const&) { total += part[0]; });
   return total;
 }
 

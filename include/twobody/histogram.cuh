@@ -83,8 +83,10 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
 {
   detail::check_histogram_args<F>(pairs, bins, d_counts);
   detail::require_device_pointer(d_counts, "histogram: d_counts");
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
-  if (pairs.count() == 0) { return; }
+  if (pairs.count() == 0) {
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
+    return;
+  }
   detail::staged_pairs<Points> const staged(pairs, stream);
   detail::launch_global<Input>(staged.pairs(), f, bins, d_counts, stream);
 }

@@ -50,7 +50,7 @@ struct reduction_kernels {
 template <class Points>
 using reduction_inputs = one_call_inputs<model::for_reduction, Points>;
 
-/// The plan of a reduction of T over `pairs` (input::automatic): cached by choose_policy.
+/// The plan of a reduction of T over `pairs` (input::automatic), cached per problem (cached_plan).
 template <class Points, class F, class Op, class T, class Inner>
 policy_plan plan_reduction(pair_set<Points> const& pairs)
 {
@@ -60,20 +60,12 @@ policy_plan plan_reduction(pair_set<Points> const& pairs)
   return cached_plan<kernels>(p, [] { return candidates_of<kernels::template kernel>(reduction_inputs<Points>{}); });
 }
 
+/// The reduction with input policy Input (both phases of the temp-storage protocol).
 template <class Input, class Points, class F, class Op, class T, class Inner>
-void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F const& f, Op op, T identity,
+void reduce_with(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F const& f, Op op, T identity,
                  T* d_result, cudaStream_t stream)
 {
-  validate(pairs);
-  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
-    // Both phases plan the same (the plan is a function of the sizes and the device).
-    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
-    with_chosen_input(reduction_inputs<Points>{}, plan.input, [&](auto in) {
-      reduce_impl<decltype(in), Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
-    });
-    return;
-  } else {
-  using kernel = pair_kernel<Input, reduction_agent<T, Op, Inner, Input::block_threads>, Points, F>;
+  using kernel = typename reduction_kernels<Points, F, Op, T, Inner>::template kernel<Input>;
   // The grid depends only on the device and the sizes, so both phases agree on it, and on
   // whether one cooperative kernel folds its own partials (one launch, the small-set floor)
   // or cub::DeviceReduce does after it.
@@ -102,6 +94,22 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
   // With no pairs (grid 0) CUB writes the identity.
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, cub_bytes, partials,
                                              d_result, lp.grid, op, identity, stream));
+}
+
+/// The reduction with the named input policy, or the cost model's (input::automatic).
+template <class Input, class Points, class F, class Op, class T, class Inner>
+void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F const& f, Op op, T identity,
+                 T* d_result, cudaStream_t stream)
+{
+  validate(pairs);
+  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
+    // Both phases plan the same (the plan is a function of the sizes and the device).
+    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
+    with_chosen_input(reduction_inputs<Points>{}, plan.input, [&](auto in) {
+      reduce_with<decltype(in), Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
+    });
+  } else {
+    reduce_with<Input, Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
   }
 }
 

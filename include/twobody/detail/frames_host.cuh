@@ -109,7 +109,8 @@ struct frame_layout {
   /// The layout of frames [first, last), offsets counted from their first points.
   frame_layout runs(size_type first, size_type last) const
   {
-    frame_layout r(*this);
+    frame_layout r;  // filled from the run's slices only (a copy of the whole layout per run cost O(frames) each)
+    r.mode   = mode;
     r.frames = last - first;
     auto cut = [&](std::vector<size_type> const& o) {
       std::vector<size_type> c(o.begin() + first, o.begin() + last + 1);
@@ -142,6 +143,8 @@ struct frame_layout {
   }
 
  private:
+  frame_layout() = default;
+
   static std::vector<size_type> read_frame_offsets(frame_set<Points> const& s, cudaStream_t stream, char const* side)
   {
     TWOBODY_EXPECTS(s.frames == 0 || s.offsets != nullptr,

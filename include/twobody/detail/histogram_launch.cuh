@@ -107,7 +107,7 @@ using cluster_kernel =
   pair_kernel<Input, cluster_histogram_agent<Binning, Count, shared_counter_t<Count>, Input::block_threads>, Points, F>;
 
 /// Launches the cluster-shared histogram with `layout` (layout.cluster >= 1) on pairs the
-/// kernels can read; d_counts is zeroed already. The flush schedule is fixed per launch so
+/// kernels can read (at least one pair), after zeroing d_counts. The flush schedule is fixed per launch so
 /// that every block of a cluster meets the same barriers (see cluster_histogram_agent).
 ///
 /// `flush_every_max` shortens the flush period (tests exercise the flushes with it).
@@ -119,6 +119,7 @@ void launch_cluster(pair_set<Points> const& dev, F const& f, Binning const& bins
   using Counter = shared_counter_t<Count>;
   using kernel  = cluster_kernel<Input, Points, F, Binning, Count>;
   TWOBODY_EXPECTS(layout.cluster >= 1 && layout.cluster <= max_cluster_blocks, "cluster_privatized: bad cluster size");
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   auto const lp = kernel::plan(dev, layout.smem, layout.cluster);
   if (lp.grid == 0) { return; }
   // Every counter takes updates from all blocks of the cluster: flush before
@@ -141,11 +142,13 @@ void launch_cluster(pair_set<Points> const& dev, F const& f, Binning const& bins
 template <class Input, class Points, class F, class Binning, class Count>
 using global_kernel = pair_kernel<Input, global_histogram_agent<Binning, Count, Input::block_threads>, Points, F>;
 
-/// One global atomic per pair, on pairs the kernels can read; d_counts is zeroed already.
+/// One global atomic per pair, on pairs the kernels can read (at least one pair), after
+/// zeroing d_counts.
 template <class Input, class Points, class F, class Binning, class Count>
 void launch_global(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts, cudaStream_t stream)
 {
   using kernel = global_kernel<Input, Points, F, Binning, Count>;
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
   kernel::launch(kernel::plan(dev, 0), dev, f, typename kernel::params{bins, d_counts}, stream);
 }
 
@@ -189,8 +192,10 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
   using kernel  = cluster_kernel<Input, Points, F, Binning, Count>;
   require_thread_block_clusters();
   int const slots = bins.size() + 1;
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
-  if (pairs.count() == 0) { return; }
+  if (pairs.count() == 0) {
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
+    return;
+  }
   privatized_plan layout;
   if (cluster != 0 && copies != 0) {
     layout = plan_cluster(slots, cluster, copies, sizeof(Counter), kernel::dynamic_smem_limit());

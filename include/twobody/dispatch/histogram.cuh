@@ -54,11 +54,10 @@ void run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
                     plan.output == output_kind::global_atomics,
                   "histogram: the plan is not a histogram's");
   TWOBODY_EXPECTS(plan.window * plan.passes >= bins.size() + 1, "histogram: the plan is for fewer bins");
-  // The privatized launch zeroes d_counts itself (in the kernel where it can).
-  if (pairs.count() == 0 || plan.output != output_kind::warp_privatized) {
+  if (pairs.count() == 0) {  // no launch: the launches below zero d_counts themselves
     TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
+    return;
   }
-  if (pairs.count() == 0) { return; }
   staged_pairs<Points> const staged(pairs, stream);
   privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster};
   if (plan.output == output_kind::global_atomics) {
