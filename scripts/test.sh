@@ -2,9 +2,11 @@
 # Configure, build and run the full twobody test suite (tests, examples, benchmarks) in
 # build-test/, then ctest. About 20 minutes the first time on 2 cores.
 #
-#   scripts/test.sh            build and run everything (what CI runs)
+#   scripts/test.sh            build and run everything (what CI runs), then the Python
+#                              package's tests (scripts/python-test.sh)
 #
-# Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90).
+# Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90), TWOBODY_SKIP_PYTHON=1 to leave
+#      out the Python package.
 set -euo pipefail
 
 case "${1:-}" in
@@ -35,3 +37,8 @@ fi
 cmake "${CMAKE_ARGS[@]}"
 cmake --build "${BUILD_DIR}" -j "${JOBS}"
 ctest --test-dir "${BUILD_DIR}" --output-on-failure -j2
+
+# The Python package: pip install . into build-python/venv, then pytest.
+if [[ "${TWOBODY_SKIP_PYTHON:-0}" != 1 ]]; then
+  bash scripts/python-test.sh
+fi

@@ -1,0 +1,55 @@
+// count_pairs: pairs closer than r (open or periodic box), plain or weighted.
+#include "statistics.cuh"
+
+namespace twobody_py {
+namespace {
+
+template <class T, bool Weighted>
+twobody::pair_count_t<twobody::points<T, dims, Weighted>> count_typed(array const& a, std::optional<array> const& b, std::optional<array> const& wa,
+                       std::optional<array> const& wb, double r, std::optional<std::vector<double>> const& box,
+                       twobody::execution_policy exec)
+{
+  point_columns<T, Weighted> A(a, wa, "points", exec.stream);
+  std::optional<point_columns<T, Weighted>> B;
+  if (b) { B.emplace(*b, wb, "points_b", exec.stream); }
+  auto const pairs = pairs_of(A, B);
+  auto const near  = twobody::within_radius(static_cast<T>(r));
+  if (box) {
+    using metric = twobody::periodic_squared_euclidean<T, dims>;
+    metric f{};
+    auto const sides = box_sides<T>(*box, A.dims_given());
+    for (int d = 0; d < dims; ++d) { f.box[d] = sides[d]; }
+    twobody::within<metric, T> const pred{f, near.r2};
+    return twobody::count_pairs(exec, pairs, pred);
+  }
+  return twobody::count_pairs(exec, pairs, near);
+}
+
+nb::object count(array const& a, std::optional<array> const& b, double r, std::optional<std::vector<double>> const& box,
+                 std::optional<array> const& wa, std::optional<array> const& wb, std::string const& backend,
+                 std::uintptr_t stream)
+{
+  (void)dims_of(a, b);
+  if (!(r >= 0.0) || !std::isfinite(r)) { throw nb::value_error("twobody: r must be finite and >= 0"); }
+  if (b.has_value() && wa.has_value() != wb.has_value()) {
+    throw nb::value_error("twobody: give weights for both point sets or for neither");
+  }
+  auto const exec = policy_of(backend, stream);
+  device_scope scope(device_of(a));
+  return with_value_type(a, [&](auto t) -> nb::object {
+    using T = decltype(t);
+    if (wa) { return nb::cast(without_gil([&] { return count_typed<T, true>(a, b, wa, wb, r, box, exec); })); }
+    return nb::cast(without_gil([&] { return count_typed<T, false>(a, b, wa, wb, r, box, exec); }));
+  });
+}
+
+}  // namespace
+
+void bind_counts(nb::module_& m)
+{
+  m.def("count_pairs", &count, "points"_a, "points_b"_a.none(), "r"_a, "box"_a.none(), "weights"_a.none(),
+        "weights_b"_a.none(), "backend"_a, "stream"_a,
+        "Pairs closer than r (int; the sum of w_i w_j with weights). Use twobody.count_pairs.");
+}
+
+}  // namespace twobody_py
