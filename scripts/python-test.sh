@@ -22,11 +22,14 @@ PYTHON="${PYTHON:-python3}"
 ARCHS="${CUDA_ARCHS:-90}"
 
 if [[ "${TWOBODY_PIP_OFFLINE:-0}" == 1 ]]; then
+  # Into build-python/site, so that the machine's own Python stays as it is.
   PY="${PYTHON}"
-  "${PY}" -m pip install --no-index --no-build-isolation --no-deps -v . \
+  rm -rf build-python/site
+  "${PY}" -m pip install -q --no-index --no-build-isolation --no-deps --target build-python/site . \
     -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" -Cbuild-dir=build-python/build
+  export PYTHONPATH="${REPO_ROOT}/build-python/site${PYTHONPATH:+:${PYTHONPATH}}"
 else
-  VENV="${VENV:-build-python/venv}"
+  VENV="${VENV:-${REPO_ROOT}/build-python/venv}"
   if [[ ! -x "${VENV}/bin/python" ]] && ! "${PYTHON}" -m venv "${VENV}"; then
     # Debian's python3 keeps venv in a package of its own.
     echo "[python-test] installing python3-venv" >&2
@@ -42,4 +45,4 @@ else
 fi
 # Run from outside the repository so that the installed package is the one imported.
 cd python/tests
-"${PY}" -m pytest -q -p no:cacheprovider .
+"${PY}" -m pytest -q -rs -p no:cacheprovider .
