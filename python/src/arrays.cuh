@@ -31,6 +31,9 @@ inline constexpr int dims = 3;  // every set is viewed in 3-D (zero columns past
 /// The backend a call names ("auto", "gpu", "cpu") and the stream of the caller (0: legacy default).
 twobody::execution_policy policy_of(std::string const& backend, std::uintptr_t stream);
 
+/// Whether the "auto" backend runs on a GPU in this process (the library's own test, asked once).
+inline bool gpu_usable() { return twobody::detail::current_gpu_status().usable; }
+
 /// Where an array's memory is.
 enum class memory { host, device };
 memory memory_of(array const& x, char const* name);

@@ -9,17 +9,12 @@ twobody::pair_count_t<twobody::points<T, dims, Weighted>> count_typed(array cons
                        std::optional<array> const& wb, double r, std::optional<std::vector<double>> const& box,
                        twobody::execution_policy exec)
 {
-  point_columns<T, Weighted> A(a, wa, "points", exec.stream);
-  std::optional<point_columns<T, Weighted>> B;
-  if (b) { B.emplace(*b, wb, "points_b", exec.stream); }
-  auto const pairs = pairs_of(A, B);
+  point_sets<T, Weighted> const sets(a, b, wa, wb, exec.stream);
+  auto const pairs = sets.pairs();
   auto const near  = twobody::within_radius(static_cast<T>(r));
   if (box) {
     using metric = twobody::periodic_squared_euclidean<T, dims>;
-    metric f{};
-    auto const sides = box_sides<T>(*box, A.dims_given());
-    for (int d = 0; d < dims; ++d) { f.box[d] = sides[d]; }
-    twobody::within<metric, T> const pred{f, near.r2};
+    twobody::within<metric, T> const pred{periodic<metric>(*box, sets.dims_given()), near.r2};
     return twobody::count_pairs(exec, pairs, pred);
   }
   return twobody::count_pairs(exec, pairs, near);

@@ -35,10 +35,8 @@ histogram_out<count_of<T, Weighted>> histogram_typed(array const& a, std::option
 {
   using points = twobody::points<T, dims, Weighted>;
   using Count  = twobody::pair_count_t<points>;
-  point_columns<T, Weighted> A(a, wa, "points", exec.stream);
-  std::optional<point_columns<T, Weighted>> B;
-  if (b) { B.emplace(*b, wb, "points_b", exec.stream); }
-  auto const pairs = pairs_of(A, B);
+  point_sets<T, Weighted> const sets(a, b, wa, wb, exec.stream);
+  auto const pairs = sets.pairs();
   auto run = [&](auto f, auto const& bins) {
     auto r = twobody::histogram(exec, pairs, f, bins);
     return histogram_out<Count>{std::move(r.counts), r.outside, r.pairs};
@@ -57,13 +55,11 @@ histogram_out<count_of<T, Weighted>> histogram_typed(array const& a, std::option
     if constexpr (Weighted) {
       throw nb::value_error("twobody: weights with a periodic box are not supported by the Python package");
     } else {
-    auto const sides = box_sides<T>(*h.box, A.dims_given());
-    twobody::periodic_squared_euclidean<T, dims> sq{};
-    twobody::periodic_euclidean<T, dims> dist{};
-    for (int d = 0; d < dims; ++d) { sq.box[d] = dist.box[d] = sides[d]; }
-    if (fast) { return run(sq, twobody::distance_bins<T>(hi, h.bins)); }
-    if (h.scale == "log") { return run(dist, twobody::log_bins<T>(lo, hi, h.bins)); }
-    return run(dist, twobody::uniform_bins<T>(lo, hi, h.bins));
+      if (fast) { return run(periodic<twobody::periodic_squared_euclidean<T, dims>>(*h.box, sets.dims_given()),
+                             twobody::distance_bins<T>(hi, h.bins)); }
+      auto const dist = periodic<twobody::periodic_euclidean<T, dims>>(*h.box, sets.dims_given());
+      if (h.scale == "log") { return run(dist, twobody::log_bins<T>(lo, hi, h.bins)); }
+      return run(dist, twobody::uniform_bins<T>(lo, hi, h.bins));
     }
   }
   if (fast) { return run(twobody::squared_euclidean{}, twobody::distance_bins<T>(hi, h.bins)); }
@@ -76,15 +72,11 @@ template <class T>
 std::string plan_typed(array const& a, std::optional<array> const& b, double hi, int bins,
                        std::optional<std::vector<double>> const& box)
 {
-  point_columns<T, false> A(a, std::nullopt, "points", cudaStream_t{});
-  std::optional<point_columns<T, false>> B;
-  if (b) { B.emplace(*b, std::nullopt, "points_b", cudaStream_t{}); }
-  auto const pairs = pairs_of(A, B);
+  point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, cudaStream_t{});
+  auto const pairs = sets.pairs();
   twobody::distance_bins<T> const edges(static_cast<T>(hi), bins);
   if (box) {
-    twobody::periodic_squared_euclidean<T, dims> sq{};
-    auto const sides = box_sides<T>(*box, A.dims_given());
-    for (int d = 0; d < dims; ++d) { sq.box[d] = sides[d]; }
+    auto const sq = periodic<twobody::periodic_squared_euclidean<T, dims>>(*box, sets.dims_given());
     return twobody::plan_histogram(pairs, sq, edges).to_string();
   }
   return twobody::plan_histogram(pairs, twobody::squared_euclidean{}, edges).to_string();

@@ -57,11 +57,7 @@ std::string plan_histogram(array const& a, std::optional<array> const& b, double
                            std::optional<std::vector<double>> const& box)
 {
   (void)dims_of(a, b);
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-    (void)cudaGetLastError();
-    return "no usable GPU: the CPU backend (OpenMP) runs every statistic";
-  }
+  if (!gpu_usable()) { return "no usable GPU: the CPU backend (OpenMP) runs every statistic"; }
   if (bins < 1 || !(hi > 0.0) || !std::isfinite(hi)) { throw nb::value_error("twobody: need bins >= 1 and 0 < r_max"); }
   device_scope scope(device_of(a));
   return with_value_type(a, [&](auto t) { return without_gil([&] { return plan_typed<decltype(t)>(a, b, hi, bins, box); }); });

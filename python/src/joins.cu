@@ -11,12 +11,10 @@ template <class T>
 twobody::join_result<twobody::index_pair> join_typed(array const& a, std::optional<array> const& b, double eps,
                                                      bool sort, twobody::execution_policy exec)
 {
-  point_columns<T, false> A(a, std::nullopt, "points", exec.stream);
-  std::optional<point_columns<T, false>> B;
-  if (b) { B.emplace(*b, std::nullopt, "points_b", exec.stream); }
+  point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, exec.stream);
   twobody::join_options opt;
   opt.location = memory_of(a, "points") == memory::device ? twobody::result_location::device : twobody::result_location::host;
-  auto r = twobody::pairs_within(exec, pairs_of(A, B), static_cast<T>(eps), opt);
+  auto r = twobody::pairs_within(exec, sets.pairs(), static_cast<T>(eps), opt);
   if (sort) { twobody::sort_by_index(r, exec.stream); }
   return r;
 }

@@ -30,10 +30,5 @@ NB_MODULE(_core, m)
   m.def("xi_natural", &twobody::xi_natural, "dd"_a, "rr"_a);
   m.def("xi_landy_szalay", &twobody::xi_landy_szalay, "dd"_a, "dr"_a, "rr"_a);
 
-  m.def("gpu_available", [] {
-    int n = 0;
-    bool const ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-    (void)cudaGetLastError();
-    return ok;
-  }, "True when a usable CUDA GPU is there (the 'auto' backend then runs on it).");
+  m.def("gpu_available", &twobody_py::gpu_usable, "True when a usable CUDA GPU is there (the 'auto' backend then runs on it).");
 }

@@ -12,10 +12,11 @@ void bind_histograms(nb::module_& m);  // histograms.cu
 void bind_joins(nb::module_& m);       // joins.cu
 void bind_sums(nb::module_& m);        // sums.cu
 
-/// The periodic box of a call, padded to 3 sides (a zero column's side is the longest given
-/// side: its separations are 0 whatever it is).
-template <class T>
-cuda::std::array<T, dims> box_sides(std::vector<double> const& box, int given)
+/// A minimum-image metric (periodic_euclidean or periodic_squared_euclidean) for the box of a
+/// call, padded to 3 sides (a zero column's side is the longest given side: its separations
+/// are 0 whatever it is).
+template <class Metric>
+Metric periodic(std::vector<double> const& box, int given)
 {
   if (static_cast<int>(box.size()) != given) {
     throw nb::value_error(("twobody: the box needs one side per coordinate (" + std::to_string(given) + "), not " +
@@ -27,17 +28,34 @@ cuda::std::array<T, dims> box_sides(std::vector<double> const& box, int given)
     if (!(l > 0.0) || !std::isfinite(l)) { throw nb::value_error("twobody: box sides must be finite and > 0"); }
     longest = std::max(longest, l);
   }
-  cuda::std::array<T, dims> s{};
-  for (int d = 0; d < dims; ++d) { s[d] = static_cast<T>(d < given ? box[d] : longest); }
-  return s;
+  using T = cuda::std::remove_reference_t<decltype(Metric{}.box[0])>;
+  Metric f{};
+  for (int d = 0; d < dims; ++d) { f.box[d] = static_cast<T>(d < given ? box[d] : longest); }
+  return f;
 }
 
-/// The pair set of a call: self pairs of a, or a x b.
-template <class Columns>
-auto pairs_of(Columns const& a, std::optional<Columns> const& b)
-{
-  return b ? twobody::cross_pairs(a.view(), b->view()) : twobody::self_pairs(a.view());
-}
+/// The one or two point sets of a call, as columns, and the pairs a statistic visits.
+template <class T, bool Weighted>
+class point_sets {
+ public:
+  point_sets(array const& a, std::optional<array> const& b, std::optional<array> const& wa,
+             std::optional<array> const& wb, cudaStream_t stream)
+    : a_(a, wa, "points", stream)
+  {
+    if (b) { b_.emplace(*b, wb, "points_b", stream); }
+  }
+
+  /// Self pairs of a, or a x b.
+  auto pairs() const { return b_ ? twobody::cross_pairs(a_.view(), b_->view()) : twobody::self_pairs(a_.view()); }
+  /// Every ordered pair: a x b, or (i, j), i != j, of a (the partners of per-point sums).
+  auto partners() const { return b_ ? twobody::cross_pairs(a_.view(), b_->view()) : twobody::ordered_pairs(a_.view()); }
+  /// D as the caller gave it (before the zero columns).
+  int dims_given() const { return a_.dims_given(); }
+
+ private:
+  point_columns<T, Weighted> a_;
+  std::optional<point_columns<T, Weighted>> b_;
+};
 
 /// The D of a call (a and b must agree).
 inline int dims_of(array const& a, std::optional<array> const& b)

@@ -7,22 +7,16 @@ namespace {
 template <class T>
 double total_typed(array const& a, std::optional<array> const& b, double h, twobody::execution_policy exec)
 {
-  point_columns<T, false> A(a, std::nullopt, "points", exec.stream);
-  std::optional<point_columns<T, false>> B;
-  if (b) { B.emplace(*b, std::nullopt, "points_b", exec.stream); }
-  return twobody::reduce_pairs(exec, pairs_of(A, B), twobody::gaussian_kernel(static_cast<T>(h)),
+  point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, exec.stream);
+  return twobody::reduce_pairs(exec, sets.pairs(), twobody::gaussian_kernel(static_cast<T>(h)),
                                cuda::std::plus<double>{}, 0.0);
 }
 
 template <class T>
 std::vector<T> per_point_typed(array const& a, std::optional<array> const& b, double h, twobody::execution_policy exec)
 {
-  point_columns<T, false> A(a, std::nullopt, "points", exec.stream);
-  std::optional<point_columns<T, false>> B;
-  if (b) { B.emplace(*b, std::nullopt, "points_b", exec.stream); }
-  // Partners of a_i: every b_j, or every a_j with j != i.
-  auto const pairs = b ? twobody::cross_pairs(A.view(), B->view()) : twobody::ordered_pairs(A.view());
-  return twobody::sum_per_point(exec, pairs, twobody::gaussian_kernel(static_cast<T>(h)));
+  point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, exec.stream);
+  return twobody::sum_per_point(exec, sets.partners(), twobody::gaussian_kernel(static_cast<T>(h)));
 }
 
 nb::object kernel_sum(array const& a, std::optional<array> const& b, double bandwidth, bool per_point,

@@ -85,19 +85,24 @@ def _weights(weights, weights_b, a, b):
     return wa, wb
 
 
-def _box(box, a, b, reach: Optional[float] = None):
-    """The box sides as floats, checked: one per coordinate, points inside [0, L), and (for
-    histograms) bins that end by half the shortest side, where the minimum image is unique."""
-    if box is None:
-        return None
+def _box_sides(box, d: int):
+    """The box sides as d floats (one number: a cube), each finite and > 0."""
     sides = [float(v) for v in np.atleast_1d(np.asarray(box, dtype=np.float64))]
-    d = a.shape[1]
     if len(sides) == 1 and d > 1:
         sides = sides * d
     if len(sides) != d:
         raise ValueError(f"twobody: the box needs one side per coordinate ({d}), not {len(sides)}")
     if not all(np.isfinite(s) and s > 0 for s in sides):
         raise ValueError("twobody: box sides must be finite and > 0")
+    return sides
+
+
+def _box(box, a, b, reach: Optional[float] = None):
+    """The box sides, checked: points inside [0, L), and (for histograms) bins that end by half
+    the shortest side, where the minimum image is unique."""
+    if box is None:
+        return None
+    sides = _box_sides(box, a.shape[1])
     for x, name in ((a, "points"), (b, "points_b")):
         if x is None:
             continue
@@ -215,11 +220,7 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
             raise TypeError("twobody: bins must be an int (the number of bins)")
         lo, hi = (float(v) for v in range)
         bins_x = int(bins)
-    if bins_x < 1 or (metric == "rp_pi" and bins_y < 1):
-        raise ValueError("twobody: need at least one bin")
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"twobody: the bin range must be finite with lo < hi, not ({lo}, {hi})")
-    sides = _box(box, a, b, reach=hi)
+    sides = _box(box, a, b, reach=hi)  # bins and range are checked by the core
     kind = {"euclidean": "distance", "rp_pi": "rp_pi", "angular": "angular"}[metric]
     counts, outside, pairs = _core.histogram(a, b, kind, scale, bool(exact), lo, hi, bins_x, hi_y, bins_y, sides,
                                              wa, wb, _backend(backend), _arrays.stream_handle(stream))
@@ -260,8 +261,8 @@ def rdf(points, points_b=None, *, box, r_max: float, bins: int = 100, exact: boo
     h = histogram(points, points_b, bins=bins, range=(0.0, r_max), box=box, exact=exact, backend=backend,
                   stream=stream)
     a, b = _sets(points, points_b)
-    sides = _box(box, a, None)
-    counts = np.asarray(_to_numpy(h.counts), dtype=np.float64)
+    sides = _box_sides(box, a.shape[1])  # the points were checked against the box by histogram()
+    counts = np.asarray(_arrays.to_numpy(h.counts), dtype=np.float64)
     n_a = int(a.shape[0])
     n_b = -1 if b is None else int(b.shape[0])
     g = _core.radial_distribution(counts, float(r_max), int(bins), sides, n_a, n_b)
@@ -296,12 +297,12 @@ def xi(data, randoms, *, bins: int, range, scale: str = "log", weights=None, ran
     if (weights is None) != (random_weights is None):
         raise ValueError("twobody: give weights for both the data and the randoms, or for neither")
     kw = dict(bins=bins, range=range, scale=scale, backend=backend, stream=stream)
-    dd = _to_numpy(histogram(d, weights=weights, **kw).counts).astype(np.float64)
-    rr = _to_numpy(histogram(rnd, weights=random_weights, **kw).counts).astype(np.float64)
-    dr = _to_numpy(histogram(d, rnd, weights=weights, weights_b=random_weights, **kw).counts).astype(np.float64)
-    wd = None if weights is None else np.asarray(_to_numpy(_arrays.as_weights(weights, d, "weights")), np.float64)
+    dd = _arrays.to_numpy(histogram(d, weights=weights, **kw).counts).astype(np.float64)
+    rr = _arrays.to_numpy(histogram(rnd, weights=random_weights, **kw).counts).astype(np.float64)
+    dr = _arrays.to_numpy(histogram(d, rnd, weights=weights, weights_b=random_weights, **kw).counts).astype(np.float64)
+    wd = None if weights is None else np.asarray(_arrays.to_numpy(_arrays.as_weights(weights, d, "weights")), np.float64)
     wr = None if random_weights is None else np.asarray(
-        _to_numpy(_arrays.as_weights(random_weights, rnd, "random_weights")), np.float64)
+        _arrays.to_numpy(_arrays.as_weights(random_weights, rnd, "random_weights")), np.float64)
     n_d, n_r = int(d.shape[0]), int(rnd.shape[0])
     dd_total = _core.self_pair_total(n_d) if wd is None else _core.self_pair_total_weighted(wd)
     rr_total = _core.self_pair_total(n_r) if wr is None else _core.self_pair_total_weighted(wr)
@@ -317,15 +318,6 @@ def xi(data, randoms, *, bins: int, range, scale: str = "log", weights=None, ran
     edges = np.geomspace(lo, hi, bins + 1) if scale == "log" else np.linspace(lo, hi, bins + 1)
     r = np.sqrt(edges[1:] * edges[:-1]) if scale == "log" else 0.5 * (edges[1:] + edges[:-1])
     return Xi(np.asarray(x), r, edges, dd, dr, rr)
-
-
-def _to_numpy(x):
-    lib = _arrays.library_of(x)
-    if lib == "cupy":
-        return x.get()
-    if lib == "torch":
-        return x.detach().cpu().numpy()
-    return np.asarray(x)
 
 
 # ---------------------------------------------------------------------------------------------

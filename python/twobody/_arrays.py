@@ -88,17 +88,23 @@ def stream_handle(stream) -> int:
     raise TypeError("twobody: stream must be None, an int handle, a CuPy stream or a PyTorch stream")
 
 
+def to_numpy(x) -> np.ndarray:
+    """Any array of a supported library as a NumPy array (a copy to the host for device arrays)."""
+    lib = library_of(x)
+    if lib == "cupy":
+        return x.get()
+    if lib == "torch":
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
 def column_range(x):
     """(min, max) of each column as NumPy arrays, computed by the array's own library."""
-    lib = library_of(x)
     if x.shape[0] == 0:
         return np.zeros(x.shape[1]), np.zeros(x.shape[1])
-    if lib == "torch":
-        return x.amin(dim=0).cpu().numpy(), x.amax(dim=0).cpu().numpy()
-    lo, hi = x.min(axis=0), x.max(axis=0)
-    if lib == "cupy":
-        return lo.get(), hi.get()
-    return np.asarray(lo), np.asarray(hi)
+    if library_of(x) == "torch":
+        return to_numpy(x.amin(dim=0)), to_numpy(x.amax(dim=0))
+    return to_numpy(x.min(axis=0)), to_numpy(x.max(axis=0))
 
 
 def like(result: np.ndarray, x):
