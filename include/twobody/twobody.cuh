@@ -16,7 +16,9 @@
 #include <twobody/grid.cuh>
 #include <twobody/grid_index.cuh>
 #include <twobody/grid_join.cuh>
+#include <twobody/highdim.cuh>
 #include <twobody/histogram.cuh>
+#include <twobody/input/mma_tile.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
@@ -36,4 +38,6 @@
 #include <twobody/points.cuh>
 #include <twobody/reduce.cuh>
 #include <twobody/results.cuh>
+#include <twobody/row_metrics.cuh>
+#include <twobody/rows.cuh>
 #include <twobody/value_traits.cuh>

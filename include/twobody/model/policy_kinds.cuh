@@ -13,7 +13,8 @@ enum class statistic_kind {
   pair_list   ///< Type III: a record per qualifying pair, size unknown in advance
 };
 
-enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive };
+/// The input families. mma_tile serves high-dimensional rows (rows.cuh) only.
+enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive, mma_tile };
 /// The output policy families. The cost model chooses among registers, per_point_sum,
 /// warp_privatized, cluster_privatized and direct_output_buffer; the others are explicit
 /// choices (baselines and fallbacks).

@@ -12,6 +12,7 @@
 /// docs/policies.md has the recipe.
 #pragma once
 
+#include <twobody/input/mma_tile.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
@@ -191,11 +192,26 @@ struct input_entry<input_kind::naive> {
   static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
 };
 
+/// The tensor-core tile of high-dimensional rows (rows.cuh, highdim.cuh): the only input of
+/// rows, so the cost model never weighs it against the tiles of points<T, D> (no one-call
+/// shapes). Its constants are not calibrated (the row statistics do not plan with them).
+template <>
+struct input_entry<input_kind::mma_tile> {
+  static constexpr input_kind kind            = input_kind::mma_tile;
+  static constexpr char const* name          = "mma_tile";
+  static constexpr bool tile_in_shared_memory = true;
+  template <int B, int R>
+  using type     = input::mma_tile;
+  using one_call = shape_list<>;
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+};
+
 /// Every registered input policy, in the order the planner prefers on equal predictions.
 template <input_kind... K>
 struct input_kinds {};
 using registered_inputs =
-  input_kinds<input_kind::shared_tile, input_kind::shuffle_tile, input_kind::readonly_tile, input_kind::naive>;
+  input_kinds<input_kind::shared_tile, input_kind::shuffle_tile, input_kind::readonly_tile, input_kind::naive,
+              input_kind::mma_tile>;
 
 /// Calls fn(input_entry<K>{}) for every registered input policy.
 template <class Fn, input_kind... K>

@@ -1,0 +1,268 @@
+// High-dimensional rows (issue 22): pair counts within a Euclidean threshold over n x D rows,
+//  - twobody: count_pairs on rows (tensor cores, input::mma_tile, exact answers), half / bf16 / float;
+//  - cuBLAS GemmEx (C = A B^T in row chunks, FP32 out) plus a count pass over C with the norms,
+//    the way users write it today (approximate: no refinement near the threshold);
+//  - the tensor cores' own peak, a plain loop of independent mma.sync in the same run.
+// Data: uniform in [0, 1)^D, or 64 Gaussian blobs (sigma 0.05 around uniform centres); the
+// threshold is the 1% quantile of a sample of pair distances. Counters: pairs/s, TFLOPS
+// (2 D flops per pair), refined (fraction of pairs recomputed exactly), count.
+#include "bench_common.cuh"
+
+#include <twobody/highdim.cuh>
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+
+namespace {
+
+#define CUBLAS_CHECK(call)                                                                \
+  do {                                                                                    \
+    cublasStatus_t const s_ = (call);                                                     \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                    \
+      std::fprintf(stderr, "cuBLAS error %d at %s:%d\n", int(s_), __FILE__, __LINE__);    \
+      std::exit(1);                                                                       \
+    }                                                                                     \
+  } while (0)
+
+template <class T>
+T elem(float v)
+{
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return v;
+  }
+}
+
+/// n x D rows on the device (and the threshold), generated once per shape.
+template <class T>
+struct device_rows {
+  T* data = nullptr;
+  long long n = 0;
+  int dims = 0;
+  float threshold = 0;  ///< Euclidean distance at the 1% quantile of sampled pairs
+  ~device_rows() { (void)cudaFree(data); }
+};
+
+template <class T>
+device_rows<T> const& rows_of(long long n, int dims, bool clustered)
+{
+  static std::map<std::tuple<long long, int, bool>, std::unique_ptr<device_rows<T>>> cache;
+  auto& slot = cache[{n, dims, clustered}];
+  if (slot) { return *slot; }
+  slot = std::make_unique<device_rows<T>>();
+  std::vector<T> h(static_cast<std::size_t>(n) * dims);
+  std::vector<float> f(h.size());
+  std::mt19937 rng(dims * 31 + (clustered ? 7 : 0));
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::normal_distribution<float> nd(0.f, 0.05f);
+  std::vector<float> centres(static_cast<std::size_t>(64) * dims);
+  for (auto& c : centres) { c = u(rng); }
+  for (long long i = 0; i < n; ++i) {
+    std::size_t const blob = static_cast<std::size_t>(rng() % 64);
+    for (int k = 0; k < dims; ++k) {
+      float const v = clustered ? centres[blob * dims + k] + nd(rng) : u(rng);
+      h[static_cast<std::size_t>(i) * dims + k] = elem<T>(v);
+      f[static_cast<std::size_t>(i) * dims + k] = twobody::detail::as_double(h[static_cast<std::size_t>(i) * dims + k]);
+    }
+  }
+  std::vector<float> sample(20000);
+  for (auto& s : sample) {
+    std::size_t const i = rng() % n, j = rng() % n;
+    double d = 0;
+    for (int k = 0; k < dims; ++k) {
+      double const x = f[i * dims + k] - f[j * dims + k];
+      d += x * x;
+    }
+    s = static_cast<float>(std::sqrt(d));
+  }
+  std::nth_element(sample.begin(), sample.begin() + 200, sample.end());
+  slot->threshold = sample[200];
+  slot->n = n;
+  slot->dims = dims;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&slot->data, sizeof(T) * h.size()));
+  EXAMPLE_CUDA_CHECK(cudaMemcpy(slot->data, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice));
+  return *slot;
+}
+
+void set_rates(benchmark::State& state, double pairs, int dims)
+{
+  state.counters["pairs_per_s"] = benchmark::Counter(pairs * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["TFLOPS"]      = benchmark::Counter(pairs * 2.0 * dims * 1e-12 * double(state.iterations()),
+                                                     benchmark::Counter::kIsRate);
+}
+
+template <class T>
+void BM_twobody_count(benchmark::State& state, long long n, int dims, bool clustered)
+{
+  auto const& r = rows_of<T>(n, dims, clustered);
+  auto const pairs = twobody::self_pairs(twobody::make_rows(r.n, r.dims, static_cast<T const*>(r.data)));
+  auto const pred  = twobody::closer_than(twobody::euclidean{}, r.threshold);
+  unsigned long long* refined = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&refined, sizeof(unsigned long long)));
+  bench::gpu_timer timer;
+  unsigned long long count = 0;
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    auto p = pairs;
+    if (it < 0) { p.a.size = p.b.size = std::min<long long>(n, 4096); }
+    EXAMPLE_CUDA_CHECK(cudaMemsetAsync(refined, 0, sizeof(unsigned long long), s));
+    count = twobody::detail::count_rows_gpu(p, pred, s, refined);
+  });
+  unsigned long long h_refined = 0;
+  EXAMPLE_CUDA_CHECK(cudaMemcpy(&h_refined, refined, sizeof h_refined, cudaMemcpyDeviceToHost));
+  (void)cudaFree(refined);
+  double const npairs = double(n) * double(n - 1) / 2;
+  set_rates(state, npairs, dims);
+  state.counters["refined"] = double(h_refined) / npairs;
+  state.counters["count"]   = double(count);
+}
+
+/// Squared norms in FP32 of the rows (the GEMM baseline's |a|^2).
+template <class T>
+__global__ void norms_kernel(T const* x, long long n, int dims, float* out)
+{
+  long long const i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  float s = 0;
+  for (int k = 0; k < dims; ++k) {
+    float const v = static_cast<float>(x[i * dims + k]);
+    s             = fmaf(v, v, s);
+  }
+  out[i] = s;
+}
+
+/// The count pass over a chunk of C (column-major, N x rows): pairs (i, j), j > i, with
+/// |a_i|^2 + |a_j|^2 - 2 C < t^2.
+__global__ void count_pass_kernel(float const* c, long long n, long long first_row, long long rows, float const* norms, float t2,
+                                  unsigned long long* count)
+{
+  unsigned long long mine = 0;
+  long long const total   = rows * n;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total; e += (long long)gridDim.x * blockDim.x) {
+    long long const i = first_row + e / n, j = e % n;
+    if (j > i && norms[i] + norms[j] - 2.f * c[e] < t2) { ++mine; }
+  }
+  for (int o = 16; o > 0; o /= 2) { mine += __shfl_down_sync(0xffffffffu, mine, o); }
+  if ((threadIdx.x & 31) == 0 && mine != 0) { atomicAdd(count, mine); }
+}
+
+template <class T>
+void BM_cublas_count(benchmark::State& state, long long n, int dims, bool clustered)
+{
+  auto const& r = rows_of<T>(n, dims, clustered);
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  long long const chunk = std::min<long long>(n, (512ll << 20) / (4 * n));  // C chunks of at most 512 MB
+  float *c = nullptr, *norms = nullptr;
+  unsigned long long* count = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&c, sizeof(float) * chunk * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&norms, sizeof(float) * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&count, sizeof(unsigned long long)));
+  cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+  cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  float const alpha = 1.f, beta = 0.f, t2 = r.threshold * r.threshold;
+  bench::gpu_timer timer;
+  CUBLAS_CHECK(cublasSetStream(handle, timer.stream));
+  unsigned long long h_count = 0;
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    long long const nn = it < 0 ? std::min<long long>(n, 4096) : n;
+    EXAMPLE_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned long long), s));
+    norms_kernel<<<unsigned((nn + 255) / 256), 256, 0, s>>>(r.data, nn, dims, norms);
+    for (long long first = 0; first < nn; first += chunk) {
+      long long const rows = std::min(chunk, nn - first);
+      // Column-major view: the rows are a D x n matrix X; C (nn x rows) = X^T X[:, first:first+rows].
+      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, r.data, type, dims,
+                                r.data + first * dims, type, dims, &beta, c, CUDA_R_32F, int(nn), compute,
+                                CUBLAS_GEMM_DEFAULT));
+      count_pass_kernel<<<132 * 8, 256, 0, s>>>(c, nn, first, rows, norms, t2, count);
+    }
+    EXAMPLE_CUDA_CHECK(cudaMemcpyAsync(&h_count, count, sizeof h_count, cudaMemcpyDeviceToHost, s));
+  });
+  set_rates(state, double(n) * double(n - 1) / 2, dims);
+  state.counters["count"] = double(h_count);
+  (void)cudaFree(c);
+  (void)cudaFree(norms);
+  (void)cudaFree(count);
+  cublasDestroy(handle);
+}
+
+/// The tensor cores' peak: every warp issues independent mma.sync (8 accumulators) in a loop.
+template <bool TF32>
+__global__ void mma_peak_kernel(int iters, float* sink)
+{
+  float acc[8][4] = {};
+  unsigned a[4] = {threadIdx.x, threadIdx.x + 1, threadIdx.x + 2, threadIdx.x + 3}, b[2] = {threadIdx.x ^ 5, threadIdx.x ^ 9};
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if constexpr (TF32) {
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(acc[k][0]), "+f"(acc[k][1]), "+f"(acc[k][2]), "+f"(acc[k][3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+      } else {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(acc[k][0]), "+f"(acc[k][1]), "+f"(acc[k][2]), "+f"(acc[k][3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+      }
+    }
+  }
+  float s = 0;
+  for (auto& k : acc) { s += k[0] + k[1] + k[2] + k[3]; }
+  if (s == 12345.f) { sink[0] = s; }
+}
+
+template <bool TF32>
+void BM_mma_peak(benchmark::State& state)
+{
+  int const iters = 20000, blocks = 132 * 4, threads = 256;
+  float* sink = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&sink, sizeof(float)));
+  bench::gpu_timer timer;
+  timer.run(state, [&](cudaStream_t s, long long) { mma_peak_kernel<TF32><<<blocks, threads, 0, s>>>(iters, sink); });
+  double const flops_per_mma = TF32 ? 2.0 * 16 * 8 * 8 : 2.0 * 16 * 8 * 16;
+  double const flops = double(blocks) * (threads / 32) * iters * 8 * flops_per_mma;
+  state.counters["TFLOPS"] = benchmark::Counter(flops * 1e-12 * double(state.iterations()), benchmark::Counter::kIsRate);
+  (void)cudaFree(sink);
+}
+
+template <class T>
+char const* type_name()
+{
+  return std::is_same_v<T, float> ? "float" : std::is_same_v<T, __half> ? "half" : "bf16";
+}
+
+template <class T>
+void register_shape(long long n, int dims, bool clustered)
+{
+  std::string const tag = std::string(type_name<T>()) + "/" + (clustered ? "clustered" : "uniform") + "/N:" + std::to_string(n) +
+                          "/D:" + std::to_string(dims);
+  benchmark::RegisterBenchmark(("count/twobody/" + tag).c_str(), BM_twobody_count<T>, n, dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("count/cublas_gemm_pass/" + tag).c_str(), BM_cublas_count<T>, n, dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  benchmark::Initialize(&argc, argv);
+  benchmark::RegisterBenchmark("peak/mma_f16", BM_mma_peak<false>)->UseManualTime()->Iterations(3);
+  benchmark::RegisterBenchmark("peak/mma_tf32", BM_mma_peak<true>)->UseManualTime()->Iterations(3);
+  for (long long n : {1ll << 16, 1ll << 17}) {
+    for (int dims : {32, 128, 960, 4096}) {
+      register_shape<__half>(n, dims, false);
+      register_shape<float>(n, dims, false);
+    }
+    for (int dims : {128, 960}) {
+      register_shape<__half>(n, dims, true);
+      register_shape<__nv_bfloat16>(n, dims, false);
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,110 @@
+/// \file rows.cuh
+/// \brief The CPU backend for high-dimensional rows (twobody/rows.cuh): every pair by the exact
+/// evaluation (detail/row_exact.cuh) that also defines the GPU's answers, OpenMP over the rows.
+#pragma once
+
+#include <twobody/cpu/backend.cuh>
+#include <twobody/detail/row_exact.cuh>
+#include <twobody/detail/row_rules.cuh>
+#include <twobody/results.cuh>
+#include <twobody/rows.cuh>
+
+#include <vector>
+
+namespace twobody::cpu {
+namespace detail {
+
+/// Exact squared norms of a row set (the cosines need them), in the exact evaluation's order.
+template <class T, bool W>
+std::vector<double> exact_norms(rows<T, W> const& r, twobody::detail::row_metric_kind m)
+{
+  if (m != twobody::detail::row_metric_kind::cosine_similarity && m != twobody::detail::row_metric_kind::cosine_distance) {
+    return {};
+  }
+  std::vector<double> n(static_cast<std::size_t>(r.size));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < r.size; ++i) {
+    T const* p = r.data + i * r.ld;
+    n[static_cast<std::size_t>(i)] = twobody::detail::exact_sum_host(p, p, r.dims, true);
+  }
+  return n;
+}
+
+/// Calls visit(i, j, value, weight) for every pair, the value by the exact evaluation; one
+/// instance of `State` per OpenMP thread, returned for the caller to combine.
+template <class T, bool W, class State, class Visit>
+std::vector<State> for_each_row_pair(pair_set<rows<T, W>> const& pairs, twobody::detail::row_metric_kind m,
+                                     State const& init, Visit&& visit)
+{
+  using namespace twobody::detail;
+  rows<T, W> const& a = pairs.a;
+  rows<T, W> const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  std::vector<double> const na = exact_norms(a, m);
+  std::vector<double> const nb = pairs.mode == pair_mode::cross ? exact_norms(b, m) : na;
+  bool const products = sums_products(m);
+  std::vector<State> priv(static_cast<std::size_t>(max_threads()), init);
+#pragma omp parallel for schedule(guided)
+  for (std::int64_t i = 0; i < a.size; ++i) {
+    State& mine   = priv[static_cast<std::size_t>(thread_id())];
+    T const* ai   = a.data + i * a.ld;
+    double const wi = W ? static_cast<double>(a.weights[i]) : 1.0;
+    for_each_partner(pairs, i, [&](std::int64_t j) {
+      T const* bj    = b.data + j * b.ld;
+      double const s = exact_sum_host(ai, bj, a.dims, products);
+      float const v  = metric_from_sum(m, s, na.empty() ? 0.0 : na[static_cast<std::size_t>(i)],
+                                       nb.empty() ? 0.0 : nb[static_cast<std::size_t>(j)]);
+      visit(mine, v, W ? wi * static_cast<double>(b.weights[j]) : 1.0);
+    });
+  }
+  return priv;
+}
+
+}  // namespace detail
+
+/// Pairs of rows whose metric value passes `pred` (closer_than, at_least, within_radius);
+/// weighted sets: the sum of w_i w_j over them.
+template <class T, bool W, class Pred>
+pair_count_t<rows<T, W>> count_pairs(pair_set<rows<T, W>> const& pairs, Pred pred)
+{
+  using C = pair_count_t<rows<T, W>>;
+  twobody::detail::validate(pairs);
+  twobody::detail::row_predicate<Pred> const test(pred);
+  auto const priv = detail::for_each_row_pair(pairs, test.metric, C{}, [&](C& acc, float v, double w) {
+    if (test(v)) {
+      if constexpr (W) {
+        acc += w;
+      } else {
+        acc += 1;
+      }
+    }
+  });
+  C total{};
+  for (C const& c : priv) { total += c; }
+  return total;
+}
+
+/// Histogram of the metric's values over the pairs of rows (bins + outside, as on the GPU).
+template <class T, bool W, class Metric>
+histogram_result<pair_count_t<rows<T, W>>> histogram(pair_set<rows<T, W>> const& pairs, Metric, uniform_bins<float> const& bins)
+{
+  using C = pair_count_t<rows<T, W>>;
+  static_assert(twobody::detail::is_row_metric<Metric>::value,
+                "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  twobody::detail::validate(pairs);
+  std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
+  auto const priv = detail::for_each_row_pair(pairs, twobody::detail::row_metric<Metric>::kind, std::vector<C>(slots),
+                                              [&](std::vector<C>& h, float v, double w) {
+                                                if constexpr (W) {
+                                                  h[static_cast<std::size_t>(bins(v))] += w;
+                                                } else {
+                                                  h[static_cast<std::size_t>(bins(v))] += 1;
+                                                }
+                                              });
+  std::vector<C> all(slots);
+  for (auto const& h : priv) {
+    for (std::size_t s = 0; s < slots; ++s) { all[s] += h[s]; }
+  }
+  return histogram_result<C>::from_slots(std::move(all), pairs.count());
+}
+
+}  // namespace twobody::cpu

@@ -1,0 +1,415 @@
+#pragma once
+
+/// The engine's traversal of high-dimensional rows on the tensor cores (input::mma_tile):
+/// units are the 128 x 128 tile pairs of a tile_schedule; a block computes a tile pair's inner
+/// products with mma.sync, turns each into the metric's approximate value v with a proven error
+/// margin m (row_margin below), and hands the visitor every pair whose answer `v` decides for
+/// certain (row_rules.cuh). The others are recomputed exactly, one warp per pair, in the order
+/// that defines the metric's value (row_exact.cuh), and handed over one by one.
+///
+/// The margin. For |a - b|^2 = |a|^2 + |b|^2 - 2 a.b with the squared norms computed exactly
+/// and rounded to float, and the tensor cores' a.b:
+///  - inputs: half and bfloat16 products are exact in FP32; float is rounded to TF32 (to
+///    nearest, relative error 2^-11), so each product is within 2^-10 + 2^-22 of exact;
+///  - accumulation: the tensor cores add a block of k products and the accumulator with the
+///    addends aligned to the largest and truncated to FP32's precision (Fasi, Higham,
+///    Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021): each
+///    block errs by at most (k + 2) 2^-23 (|c| + sum |p|). Over D_pad / k blocks that is below
+///    1.25 D_pad 2^-23 S, S = sum_k |a_k b_k| <= |a| |b| <= (|a|^2 + |b|^2) / 2; we take
+///    (D_pad + 16) 2^-22 S, 1.6 times that;
+///  - so |dot~ - a.b| <= rho S with rho = (D_pad + 16) 2^-22 (+ 2^-10 + 2^-22 for TF32), and
+///    the squared distance errs by at most rho (|a|^2 + |b|^2), plus float roundings of the
+///    norms, the sums and the exact value's own rounding (2^-20 (|a|^2 + |b|^2) + 2^-22 |v|),
+///    plus D_pad 2^-100 for products the tensor cores may flush to zero (subnormal inputs);
+///  - euclidean: |sqrt(x) - sqrt(y)| <= min(sqrt(|x - y|), |x - y| / sqrt(x)), plus 2^-22 v;
+///  - dot_product: rho |a| |b| + 2^-22 |v| + D_pad 2^-100;
+///  - cosines: rho + 2^-20 (vectors with |a| |b| < 2^-60 are always recomputed);
+/// and the whole margin is multiplied by 1.25. NaN and infinite values are never certain.
+
+#include <twobody/detail/config.cuh>
+#include <twobody/detail/engine.cuh>
+#include <twobody/detail/row_exact.cuh>
+#include <twobody/detail/row_rules.cuh>
+#include <twobody/detail/tile_schedule.cuh>
+#include <twobody/detail/visitors.cuh>
+#include <twobody/input/mma_tile.cuh>
+#include <twobody/rows.cuh>
+
+#include <cuda/std/type_traits>
+
+#include <cstdint>
+
+namespace twobody::detail {
+
+/// Per-point terms of a staged row set, computed once per point (prepare_rows_kernel).
+struct row_term {
+  float sq;       ///< |a|^2, the exact value rounded to float
+  float len;      ///< |a|
+  float inv_len;  ///< 1 / |a| (cosines)
+  float weight;   ///< w (1 for unweighted sets)
+};
+
+/// One row set on the device as the traversal reads it: rows padded with zeros to `dims_padded`
+/// (a multiple of the chunk), the per-point terms, and the exact squared norms.
+template <class T>
+struct staged_row_view {
+  T const* data             = nullptr;
+  row_term const* terms     = nullptr;
+  double const* exact_norms = nullptr;
+  size_type size            = 0;
+};
+
+/// Elements of T per staged chunk of a row.
+template <class T>
+inline constexpr int mma_chunk_elements = input::mma_tile::chunk_bytes / int(sizeof(T));
+
+/// rho of the margin (see the file comment), for rows padded to dims_padded.
+template <class T>
+inline float mma_relative_error(int dims_padded)
+{
+  double rho = (static_cast<double>(dims_padded) + 16.0) * 0x1p-22;
+  if constexpr (cuda::std::is_same_v<T, float>) { rho += 0x1p-10 + 0x1p-22; }
+  return static_cast<float>(rho);
+}
+
+#ifdef __CUDACC__
+
+/// One warp per point: its exact squared norm (row_exact.cuh's order) and the float terms.
+template <class T>
+__global__ void prepare_rows_kernel(T const* data, size_type n, int dims_padded, float const* weights, row_term* terms,
+                                    double* exact_norms)
+{
+  size_type const i = (static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (i >= n) { return; }
+  T const* p     = data + i * dims_padded;
+  double const s = exact_sum_warp(p, p, dims_padded, true);
+  if ((threadIdx.x & 31u) == 0) {
+    double const len = sqrt(s);
+    terms[i]       = row_term{static_cast<float>(s), static_cast<float>(len), static_cast<float>(1.0 / len),
+                              weights != nullptr ? weights[i] : 1.0f};
+    exact_norms[i] = s;
+  }
+}
+
+/// The tensor-core products of one k-step (8 words of each row in shared memory).
+template <class T>
+struct mma_step;
+
+template <>
+struct mma_step<__half> {
+  __device__ static std::uint32_t operand(std::uint32_t w) { return w; }
+  __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
+  {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();  // launched only on sm_80+ (require_row_tensor_cores)
+#endif
+  }
+};
+
+template <>
+struct mma_step<__nv_bfloat16> {
+  __device__ static std::uint32_t operand(std::uint32_t w) { return w; }
+  __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
+  {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();  // launched only on sm_80+ (require_row_tensor_cores)
+#endif
+  }
+};
+
+template <>
+struct mma_step<float> {
+  /// float to TF32, rounded to nearest (the margin assumes it).
+  __device__ static std::uint32_t operand(std::uint32_t w)
+  {
+    std::uint32_t r = w;
+#if __CUDA_ARCH__ >= 800
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(w)));
+#endif
+    return r;
+  }
+  __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
+  {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();  // launched only on sm_80+ (require_row_tensor_cores)
+#endif
+  }
+};
+
+/// The per-point factor of a metric's approximate value: |a|^2 (squared, euclidean),
+/// |a| (dot product), 1 / |a| (cosines).
+template <row_metric_kind M>
+__device__ __forceinline__ float row_factor(row_term const& t)
+{
+  if constexpr (M == row_metric_kind::squared_euclidean || M == row_metric_kind::euclidean) {
+    return t.sq;
+  } else if constexpr (M == row_metric_kind::dot_product) {
+    return t.len;
+  } else {
+    return t.inv_len;
+  }
+}
+
+/// The approximate value of metric M from the tensor cores' dot product and the two points'
+/// factors, and its error margin (file comment).
+template <row_metric_kind M>
+__device__ __forceinline__ void row_margin(float dot, float fa, float fb, float rho, float abs_term, float& v, float& m)
+{
+  constexpr float rel = 0x1p-22f;
+  if constexpr (M == row_metric_kind::squared_euclidean || M == row_metric_kind::euclidean) {
+    float const norms = fa + fb;
+    float const s     = fmaf(-2.0f, dot, norms);
+    float const ms    = fmaf(rho + 0x1p-20f, norms, fmaf(rel, fabsf(s), abs_term));
+    if constexpr (M == row_metric_kind::squared_euclidean) {
+      v = s;
+      m = ms;
+    } else {
+      v = sqrtf(fmaxf(s, 0.0f));
+      m = fminf(sqrtf(ms), ms / v) + rel * v;  // v == 0: ms / v is inf, sqrt(ms) stands
+    }
+  } else if constexpr (M == row_metric_kind::dot_product) {
+    v = dot;
+    m = fmaf(rho, fa * fb, fmaf(rel, fabsf(dot), abs_term));
+  } else {
+    float const inv = fa * fb;
+    float const c   = dot * inv;
+    v               = M == row_metric_kind::cosine_similarity ? c : 1.0f - c;
+    m               = inv < 0x1p60f ? rho + 0x1p-20f : __int_as_float(0x7f800000);  // tiny vectors: always exact
+  }
+  m *= 1.25f;
+}
+
+/// Tensor-core traversal of the tile pairs of two staged row sets.
+template <class T, row_metric_kind M, class Rule, bool Weighted>
+struct mma_traversal {
+  using policy                           = input::mma_tile;
+  static constexpr int block_threads     = policy::block_threads;
+  static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
+  static constexpr int TS                = policy::tile;
+  static constexpr int words             = policy::chunk_bytes / 4;  ///< 32-bit words per row chunk
+  static constexpr int stride            = words + 4;                ///< padded: fragment loads hit 32 banks
+  static constexpr int KC                = mma_chunk_elements<T>;
+  static_assert(block_threads == 256 && TS == 128, "the warp layout below is 2 x 4 warps of 64 x 32 products");
+
+  struct params {
+    pair_mode mode;
+    staged_row_view<T> a, b;  ///< b == a in self and ordered mode
+    int dims_padded;
+    tile_schedule sched;
+    float rho;
+    float abs_term;
+    Rule rule;
+    unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
+  };
+  struct temp_storage {
+    std::uint32_t a[2][TS * stride];
+    std::uint32_t b[2][TS * stride];
+  };
+
+  params const& p;
+  temp_storage& smem;
+
+  __device__ mma_traversal(params const& p_, temp_storage& s) : p(p_), smem(s) {}
+
+  /// Chunk c of the tile's rows (clamped to the set: rows past the end repeat its last point,
+  /// whose pairs are dropped) into stage `st`, 16 bytes per cp.async.
+  __device__ void load_chunk(staged_row_view<T> const& side, size_type first, int c, std::uint32_t* dst)
+  {
+#pragma unroll
+    for (int k = 0; k < TS * words / 4 / block_threads; ++k) {
+      int const piece = static_cast<int>(threadIdx.x) + k * block_threads;
+      int const r = piece / (words / 4), q = piece % (words / 4);
+      size_type row = first + r;
+      if (row >= side.size) { row = side.size - 1; }
+      T const* src = side.data + row * p.dims_padded + static_cast<size_type>(c) * KC + q * (16 / int(sizeof(T)));
+      unsigned const to = static_cast<unsigned>(__cvta_generic_to_shared(dst + r * stride + q * 4));
+#if __CUDA_ARCH__ >= 800
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+#else
+      *reinterpret_cast<uint4*>(dst + r * stride + q * 4) = *reinterpret_cast<uint4 const*>(src);
+      (void)to;
+#endif
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+  }
+
+  /// acc[mt][nt][e]: the inner products of the warp's 64 x 32 block of the tile pair.
+  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) { acc[mt][nt][e] = 0.0f; }
+      }
+    }
+    int const chunks = p.dims_padded / KC;
+    load_chunk(p.a, row_start, 0, smem.a[0]);
+    load_chunk(p.b, col_start, 0, smem.b[0]);
+    for (int c = 0; c < chunks; ++c) {
+      int const st = c & 1;
+      if (c + 1 < chunks) {
+        load_chunk(p.a, row_start, c + 1, smem.a[st ^ 1]);
+        load_chunk(p.b, col_start, c + 1, smem.b[st ^ 1]);
+#if __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.wait_group 2;\n" ::);
+      } else {
+        asm volatile("cp.async.wait_group 0;\n" ::);
+#endif
+      }
+      __syncthreads();
+      std::uint32_t const* As = smem.a[st];
+      std::uint32_t const* Bs = smem.b[st];
+#pragma unroll
+      for (int ks = 0; ks < words / 8; ++ks) {
+        std::uint32_t af[4][4], bf[4][2];
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+          int const r0 = wm * 64 + mt * 16 + g;
+          af[mt][0] = mma_step<T>::operand(As[r0 * stride + ks * 8 + t]);
+          af[mt][1] = mma_step<T>::operand(As[(r0 + 8) * stride + ks * 8 + t]);
+          af[mt][2] = mma_step<T>::operand(As[r0 * stride + ks * 8 + t + 4]);
+          af[mt][3] = mma_step<T>::operand(As[(r0 + 8) * stride + ks * 8 + t + 4]);
+        }
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          int const n = wn * 32 + nt * 8 + g;
+          bf[nt][0]   = mma_step<T>::operand(Bs[n * stride + ks * 8 + t]);
+          bf[nt][1]   = mma_step<T>::operand(Bs[n * stride + ks * 8 + t + 4]);
+        }
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < 4; ++nt) { mma_step<T>::run(acc[mt][nt], af[mt], bf[nt]); }
+        }
+      }
+      __syncthreads();  // the stage is reloaded two chunks on
+    }
+  }
+
+  /// Whether tile-local pair (lr, lc) at (i, j) is one of the set's pairs.
+  __device__ __forceinline__ bool is_pair(size_type i, size_type j) const
+  {
+    bool const inside = i < p.a.size && j < p.b.size;
+    switch (p.mode) {
+      case pair_mode::self: return inside && i < j;
+      case pair_mode::ordered: return inside && i != j;
+      default: return inside;
+    }
+  }
+
+  template <class Visitor>
+  __device__ void visit_exact(Visitor& out, size_type i, size_type j)
+  {
+    T const* ai     = p.a.data + i * p.dims_padded;
+    T const* bj     = p.b.data + j * p.dims_padded;
+    double const s  = exact_sum_warp(ai, bj, p.dims_padded, sums_products(M));
+    bool const cos_ = M == row_metric_kind::cosine_similarity || M == row_metric_kind::cosine_distance;
+    float const v   = metric_from_sum(M, s, cos_ ? p.a.exact_norms[i] : 0.0, cos_ ? p.b.exact_norms[j] : 0.0);
+    if ((threadIdx.x & 31u) == 0) {
+      if (p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
+      if constexpr (Weighted) {
+        out.visit(0, v, v, i, j, static_cast<double>(p.a.terms[i].weight) * static_cast<double>(p.b.terms[j].weight), true);
+      } else {
+        out.visit(0, v, v, i, j, unweighted{}, true);
+      }
+    }
+  }
+
+  template <class Source, class Visitor>
+  __device__ void run(Source& units, Visitor& out)
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
+    size_type row = 0, col = 0;
+    if constexpr (Source::consecutive) {
+      if (units.any()) { p.sched.locate(static_cast<size_type>(units.first()), row, col); }
+    }
+    for (unsigned long long unit = 0; units.next(unit);) {
+      if constexpr (!Source::consecutive) { p.sched.locate(static_cast<size_type>(unit), row, col); }
+      out.begin_unit();
+      size_type const row_start = row * TS, col_start = col * TS;
+
+      float acc[4][4][4];
+      products(row_start, col_start, acc);
+
+      // The points' factors (and weights): rows wm*64 + mt*16 + g (+8), columns wn*32 + nt*8 + 2t (+1).
+      float fa[4][2], fb[4][2], wa[4][2], wb[4][2];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          size_type i = row_start + wm * 64 + k * 16 + g + h * 8;
+          size_type j = col_start + wn * 32 + k * 8 + 2 * t + h;
+          i           = i < p.a.size ? i : p.a.size - 1;
+          j           = j < p.b.size ? j : p.b.size - 1;
+          row_term const ta = p.a.terms[i], tb = p.b.terms[j];
+          fa[k][h] = row_factor<M>(ta);
+          fb[k][h] = row_factor<M>(tb);
+          wa[k][h] = ta.weight;
+          wb[k][h] = tb.weight;
+        }
+      }
+
+      // Certain pairs to the visitor; the others marked (bit mt * 16 + nt * 4 + e) for exact recomputation.
+      unsigned long long pending = 0;
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt) {
+        out.template step<16>([&](int r, auto&& use) {
+          int const nt = r >> 2, e = r & 3;
+          size_type const i = row_start + wm * 64 + mt * 16 + g + (e >> 1) * 8;
+          size_type const j = col_start + wn * 32 + nt * 8 + 2 * t + (e & 1);
+          float v, m;
+          row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
+          bool const pair    = is_pair(i, j);
+          bool const certain = p.rule.certain(v, m);
+          if (pair && !certain) { pending |= 1ull << (mt * 16 + r); }
+          if constexpr (Weighted) {
+            use(v, v, i, j, static_cast<double>(wa[mt][e >> 1]) * static_cast<double>(wb[nt][e & 1]), pair && certain);
+          } else {
+            use(v, v, i, j, unweighted{}, pair && certain);
+          }
+        });
+      }
+
+      // The uncertain pairs, one at a time by the whole warp.
+      for (;;) {
+        unsigned const who = __ballot_sync(0xffffffffu, pending != 0);
+        if (who == 0) { break; }
+        int const leader             = __ffs(static_cast<int>(who)) - 1;
+        unsigned long long const pm = __shfl_sync(0xffffffffu, pending, leader);
+        int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
+        if (lane == leader) { pending &= pending - 1; }
+        int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
+        int const lg = leader >> 2, lt = leader & 3;
+        size_type const i = row_start + wm * 64 + mt * 16 + lg + (e >> 1) * 8;
+        size_type const j = col_start + wn * 32 + nt * 8 + 2 * lt + (e & 1);
+        visit_exact(out, i, j);
+      }
+
+      if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
+      if constexpr (Source::consecutive) { p.sched.advance(row, col); }
+    }
+  }
+};
+
+#endif  // __CUDACC__
+
+}  // namespace twobody::detail

@@ -1,0 +1,92 @@
+#pragma once
+
+/// The exact evaluation that defines the value of a metric on two rows (rows.cuh), the same bit
+/// for bit on the GPU and on the CPU backend:
+///  - the sum (of (a_k - b_k)^2, or of a_k b_k) runs in double, each term by one fma, in the
+///    order of a warp: lane l sums k = l, l + 32, l + 64, ... in turn, then the 32 partial sums
+///    are added pairwise as a butterfly (l and l ^ 16, then ^ 8, ^ 4, ^ 2, ^ 1);
+///  - the metric is computed from those sums in double (euclidean: sqrt; cosines: the dot
+///    product over sqrt(|a|^2 |b|^2), with the norms evaluated the same way) and rounded once
+///    to float.
+/// For float, half and bfloat16 rows every difference and product is exact or nearly so in
+/// double, so this is the correctly rounded float value of the metric except in the rare case
+/// of a sum within D * 2^-52 (relative) of a rounding boundary, where both sides still agree.
+/// A NaN coordinate makes the value NaN (never within a threshold, counted as outside a
+/// histogram's bins).
+
+#include <twobody/row_metrics.cuh>
+#include <twobody/rows.cuh>
+
+#include <cmath>
+
+namespace twobody::detail {
+
+inline constexpr int exact_lanes = 32;
+
+__host__ __device__ inline double as_double(float x) { return static_cast<double>(x); }
+__host__ __device__ inline double as_double(__half x) { return static_cast<double>(__half2float(x)); }
+__host__ __device__ inline double as_double(__nv_bfloat16 x) { return static_cast<double>(__bfloat162float(x)); }
+
+/// True for metrics whose sum is of products (dot product, cosines), false for squared differences.
+__host__ __device__ constexpr bool sums_products(row_metric_kind m)
+{
+  return m == row_metric_kind::dot_product || m == row_metric_kind::cosine_similarity ||
+         m == row_metric_kind::cosine_distance;
+}
+
+/// Lane `lane`'s partial sum over k = lane, lane + 32, ... < dims.
+template <class T>
+__host__ __device__ inline double lane_partial(T const* a, T const* b, int dims, int lane, bool products)
+{
+  double s = 0.0;
+  for (int k = lane; k < dims; k += exact_lanes) {
+    double const x = as_double(a[k]), y = as_double(b[k]);
+    if (products) {
+      s = fma(x, y, s);
+    } else {
+      double const d = x - y;
+      s              = fma(d, d, s);
+    }
+  }
+  return s;
+}
+
+/// The exact sum on the host: the 32 lanes one after another, then the butterfly.
+template <class T>
+inline double exact_sum_host(T const* a, T const* b, int dims, bool products)
+{
+  double v[exact_lanes];
+  for (int l = 0; l < exact_lanes; ++l) { v[l] = lane_partial(a, b, dims, l, products); }
+  for (int o = exact_lanes / 2; o >= 1; o /= 2) {
+    double w[exact_lanes];
+    for (int l = 0; l < exact_lanes; ++l) { w[l] = v[l] + v[l ^ o]; }
+    for (int l = 0; l < exact_lanes; ++l) { v[l] = w[l]; }
+  }
+  return v[0];
+}
+
+#ifdef __CUDACC__
+/// The exact sum by one warp (every lane gets it): the same order as exact_sum_host.
+template <class T>
+__device__ inline double exact_sum_warp(T const* a, T const* b, int dims, bool products)
+{
+  double s = lane_partial(a, b, dims, static_cast<int>(threadIdx.x & 31u), products);
+  for (int o = exact_lanes / 2; o >= 1; o /= 2) { s = s + __shfl_xor_sync(0xffffffffu, s, o); }
+  return s;
+}
+#endif
+
+/// The metric from its exact sum (and, for the cosines, the exact squared norms), rounded once.
+__host__ __device__ inline float metric_from_sum(row_metric_kind m, double s, double norm_a, double norm_b)
+{
+  switch (m) {
+    case row_metric_kind::squared_euclidean: return static_cast<float>(s);
+    case row_metric_kind::euclidean: return static_cast<float>(sqrt(s));
+    case row_metric_kind::dot_product: return static_cast<float>(s);
+    case row_metric_kind::cosine_similarity: return static_cast<float>(s / sqrt(norm_a * norm_b));
+    case row_metric_kind::cosine_distance: return static_cast<float>(1.0 - s / sqrt(norm_a * norm_b));
+  }
+  return NAN;
+}
+
+}  // namespace twobody::detail

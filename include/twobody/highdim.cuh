@@ -1,0 +1,291 @@
+/// \file highdim.cuh
+/// \brief Statistics of high-dimensional rows (rows.cuh) on the tensor cores, with exact answers:
+///
+///     auto x = twobody::make_rows(n, 128, embeddings);                 // host or device memory
+///     auto pairs = twobody::self_pairs(x);
+///     auto near  = twobody::count_pairs(pairs, twobody::closer_than(twobody::euclidean{}, 0.5f));
+///     auto alike = twobody::count_pairs(pairs, twobody::at_least(twobody::cosine_similarity{}, 0.9f));
+///     auto h     = twobody::histogram(pairs, twobody::euclidean{}, twobody::uniform_bins<float>(0.f, 2.f, 64));
+///
+/// Every answer equals the exact evaluation of the metric (detail/row_exact.cuh): the GPU
+/// computes the inner products of each tile pair on the tensor cores (input::mma_tile) and
+/// recomputes exactly the pairs whose approximate value lies within its proven error margin
+/// of the threshold or of a bin edge (docs/highdim.md). The forms take an execution policy
+/// first, as the other one-call forms do (execution.cuh); the CPU backend evaluates every pair
+/// exactly. The GPU path needs compute capability 8.0 or newer.
+///
+/// The rows are copied once per call into a zero-padded device buffer (dims rounded up to 32
+/// halves or 16 floats), with each point's squared norm: n x padded dims elements of device
+/// memory per distinct set. The N x N matrix of values is never stored.
+#pragma once
+
+#include <twobody/binning.cuh>
+#include <twobody/cpu/rows.cuh>
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/engine.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/gpu_status.cuh>
+#include <twobody/detail/histogram_launch.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/detail/mma_traversal.cuh>
+#include <twobody/detail/pinned_array.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/dispatch/backend.cuh>
+#include <twobody/execution.cuh>
+#include <twobody/model/device_info.cuh>
+#include <twobody/output/global_atomics.cuh>
+#include <twobody/output/privatized_histogram.cuh>
+#include <twobody/output/registers.cuh>
+#include <twobody/results.cuh>
+#include <twobody/row_metrics.cuh>
+#include <twobody/rows.cuh>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+
+#include <cuda_runtime_api.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace twobody {
+namespace detail {
+
+/// dims rounded up to whole staged chunks.
+template <class T>
+int padded_dims(int dims)
+{
+  constexpr int kc = mma_chunk_elements<T>;
+  return (dims + kc - 1) / kc * kc;
+}
+
+/// A row set on the device for the tensor-core traversal: padded rows, terms, exact norms.
+template <class T, bool W>
+class staged_rows {
+ public:
+  staged_rows(rows<T, W> const& r, int dims_padded, cudaStream_t stream)
+    : data_(sizeof(T) * static_cast<std::size_t>(r.size) * dims_padded, stream),
+      terms_(sizeof(row_term) * static_cast<std::size_t>(r.size), stream),
+      norms_(sizeof(double) * static_cast<std::size_t>(r.size), stream)
+  {
+    view_.size = r.size;
+    if (r.size == 0) { return; }
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(data_.data(), 0, sizeof(T) * static_cast<std::size_t>(r.size) * dims_padded, stream));
+    // Host or device rows alike: cudaMemcpyDefault follows the pointer (unified addressing).
+    TWOBODY_CUDA_TRY(cudaMemcpy2DAsync(data_.data(), sizeof(T) * dims_padded, r.data, sizeof(T) * static_cast<std::size_t>(r.ld),
+                                       sizeof(T) * r.dims, static_cast<std::size_t>(r.size), cudaMemcpyDefault, stream));
+    device_buffer staged_weights;
+    float const* w = nullptr;
+    if constexpr (W) {
+      staged_weights = device_buffer(sizeof(float) * static_cast<std::size_t>(r.size), stream);
+      TWOBODY_CUDA_TRY(cudaMemcpyAsync(staged_weights.data(), r.weights, sizeof(float) * static_cast<std::size_t>(r.size),
+                                       cudaMemcpyDefault, stream));
+      w = staged_weights.as<float>();
+    }
+    constexpr int threads = 256;
+    size_type const blocks = (r.size * 32 + threads - 1) / threads;
+    TWOBODY_EXPECTS(blocks < (size_type(1) << 31), "too many rows for one call");
+    prepare_rows_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+      data_.as<T>(), r.size, dims_padded, w, terms_.as<row_term>(), norms_.as<double>());
+    TWOBODY_CHECK_LAUNCH();
+    view_.data        = data_.as<T>();
+    view_.terms       = terms_.as<row_term>();
+    view_.exact_norms = norms_.as<double>();
+  }
+
+  staged_row_view<T> const& view() const { return view_; }
+
+ private:
+  device_buffer data_, terms_, norms_;
+  staged_row_view<T> view_;
+};
+
+/// The tensor-core path needs mma.sync with TF32/BF16 and cp.async: compute capability 8.0.
+inline void require_row_tensor_cores()
+{
+  device_info const& dev = device_info::get();
+  TWOBODY_EXPECTS(dev.cc_major >= 8, ("statistics of rows on the GPU need compute capability 8.0 or newer (tensor cores "
+                                      "with TF32 and BF16), but " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
+                                      std::to_string(dev.cc_minor) + ": run them on twobody::exec::cpu")
+                                       .c_str());
+}
+
+/// The value a statistic's agent takes from a pair's metric value.
+template <class Pred>
+struct row_test_fn {
+  row_predicate<Pred> test;
+  __device__ bool operator()(float v, float) const { return test(v); }
+};
+struct row_value_fn {
+  __device__ float operator()(float v, float) const { return v; }
+};
+
+/// One launch of the engine with the tensor-core traversal: stages the sets, plans a persistent
+/// grid, asks `agent_params(grid)` for the agent's parameters, launches.
+template <row_metric_kind M, class T, bool W, class Rule, class Agent, class F, class AgentParams>
+void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f, std::size_t dynamic_smem,
+                 AgentParams&& agent_params, cudaStream_t stream, unsigned long long* d_refined = nullptr)
+{
+  using traversal = mma_traversal<T, M, Rule, W>;
+  using visitor   = statistic_visitor<Agent, F>;
+  auto const kernel = pair_engine_kernel<traversal, visitor, static_units>;
+  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
+  if (sched.total == 0) {
+    agent_params(0);
+    return;
+  }
+  require_row_tensor_cores();
+  if (dynamic_smem > 48 * 1024) {
+    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
+  }
+  int const grid = persistent_grid(kernel, traversal::block_threads, dynamic_smem, static_cast<unsigned long long>(sched.total));
+  int const dp   = padded_dims<T>(pairs.a.dims);
+  staged_rows<T, W> const a(pairs.a, dp, stream);
+  std::optional<staged_rows<T, W>> b;
+  if (pairs.mode == pair_mode::cross) { b.emplace(pairs.b, dp, stream); }
+  typename traversal::params walk{pairs.mode, a.view(), b ? b->view() : a.view(), dp, sched, mma_relative_error<T>(dp),
+                                  static_cast<float>(dp) * 0x1p-100f, rule, d_refined};
+  typename visitor::params out{agent_params(grid), f};
+  pair_engine_kernel<traversal, visitor, static_units><<<grid, traversal::block_threads, dynamic_smem, stream>>>(
+    walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
+  TWOBODY_CHECK_LAUNCH();
+}
+
+template <class T, bool W, class Pred>
+pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred const& pred, cudaStream_t stream,
+                                        unsigned long long* d_refined = nullptr)
+{
+  using C     = pair_count_t<rows<T, W>>;
+  using Inner = cuda::std::conditional_t<W, C, unsigned int>;
+  using Agent = reduction_agent<C, cuda::std::plus<C>, Inner, input::mma_tile::block_threads>;
+  using Rule  = row_predicate<Pred>;
+  Rule const rule(pred);
+  device_buffer result(sizeof(C), stream);
+  device_buffer partials;
+  int blocks = 0;
+  launch_rows<Rule::metric, T, W, Rule, Agent>(pairs, rule, row_test_fn<Pred>{rule}, 0,
+                                               [&](int grid) {
+                                                 blocks   = grid;
+                                                 partials = device_buffer(sizeof(C) * static_cast<std::size_t>(grid > 0 ? grid : 1), stream);
+                                                 return typename Agent::params{partials.as<C>(), cuda::std::plus<C>{}, C{}, nullptr};
+                                               },
+                                               stream, d_refined);
+  std::size_t bytes = 0;
+  TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, partials.as<C>(), result.as<C>(), blocks, cuda::std::plus<C>{}, C{}, stream));
+  device_buffer temp(bytes, stream);
+  TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(temp.data(), bytes, partials.as<C>(), result.as<C>(), blocks, cuda::std::plus<C>{}, C{}, stream));
+  C h{};
+  copy_to_host_sync(&h, result.as<C>(), 1, stream);
+  return h;
+}
+
+template <class T, bool W, class Metric>
+histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W>> const& pairs, uniform_bins<float> const& bins,
+                                                              cudaStream_t stream)
+{
+  using C       = pair_count_t<rows<T, W>>;
+  using Counter = shared_counter_t<C>;
+  using Rule    = row_binning<uniform_bins<float>>;
+  constexpr row_metric_kind M = row_metric<Metric>::kind;
+  int const slots             = bins.size() + 1;
+  device_buffer counts(sizeof(C) * static_cast<std::size_t>(slots), stream);
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(C) * static_cast<std::size_t>(slots), stream));
+  std::size_t const smem = sizeof(Counter) * static_cast<std::size_t>(slots);
+  // One shared copy per block while it fits (the tensor cores, not the updates, set the pace);
+  // past that, one global atomic per pair.
+  if (smem <= device_info::get().smem_per_block_optin - sizeof(typename mma_traversal<T, M, Rule, W>::temp_storage) - 1024) {
+    using Agent = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, false>;
+    unsigned long long const limit = flush_limit_for<Counter>(static_cast<unsigned long long>(input::mma_tile::tile) * input::mma_tile::tile);
+    launch_rows<M, T, W, Rule, Agent>(pairs, Rule{bins}, row_value_fn{}, smem,
+                                      [&](int) { return typename Agent::params{bins, counts.as<C>(), 1, 0, slots, limit, false}; },
+                                      stream);
+  } else {
+    using Agent = global_histogram_agent<uniform_bins<float>, C, input::mma_tile::block_threads>;
+    launch_rows<M, T, W, Rule, Agent>(pairs, Rule{bins}, row_value_fn{}, 0,
+                                      [&](int) { return typename Agent::params{bins, counts.as<C>()}; }, stream);
+  }
+  std::vector<C> all(static_cast<std::size_t>(slots));
+  copy_to_host_sync(all.data(), counts.as<C>(), all.size(), stream);
+  return histogram_result<C>::from_slots(std::move(all), pairs.count());
+}
+
+/// The CPU backend reads rows on the host: refuse device memory by name rather than crash on it.
+template <class T, bool W>
+void check_rows_host_readable(rows<T, W> const& r, char const* side)
+{
+  if (r.size <= 0 || !current_gpu_status().usable) { return; }
+  auto check = [&](void const* ptr) {
+    cudaPointerAttributes attr{};
+    if (ptr == nullptr || cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    TWOBODY_EXPECTS(attr.type != cudaMemoryTypeDevice,
+                    (std::string("the CPU backend needs host arrays, but row set ") + side +
+                     " is in device memory: copy it to the host, or run on exec::gpu")
+                      .c_str());
+  };
+  check(r.data);
+  if constexpr (W) { check(r.weights); }
+}
+
+/// The backend step of the row statistics (dispatch/backend.cuh's on_backend for rows).
+template <class T, bool W, class OnCpu, class OnGpu>
+auto on_rows_backend(execution_policy const& exec, char const* what, pair_set<rows<T, W>> const& pairs, OnCpu&& on_cpu,
+                     OnGpu&& on_gpu)
+{
+  validate(pairs);
+  if (!runs_on_gpu(exec, what)) {
+    check_rows_host_readable(pairs.a, "A");
+    if (pairs.mode == pair_mode::cross) { check_rows_host_readable(pairs.b, "B"); }
+    return on_cpu();
+  }
+  return on_gpu(exec.stream);
+}
+
+}  // namespace detail
+
+/// Pairs of rows whose metric value passes `pred`: closer_than(metric, t) (value < t),
+/// at_least(metric, t) (value >= t) or within_radius(r) (|a - b|^2 < r^2); weighted sets: the
+/// sum of w_i w_j over them. A pair with a NaN coordinate never passes.
+template <class T, bool W, class Pred>
+pair_count_t<rows<T, W>> count_pairs(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred pred)
+{
+  detail::row_predicate<Pred> const checked(pred);  // rejects other predicates at compile time
+  (void)checked;
+  return detail::on_rows_backend(
+    exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
+    [&](cudaStream_t stream) { return detail::count_rows_gpu(pairs, pred, stream); });
+}
+
+/// count_pairs of rows under exec::automatic on `stream`.
+template <class T, bool W, class Pred>
+pair_count_t<rows<T, W>> count_pairs(pair_set<rows<T, W>> const& pairs, Pred pred, cudaStream_t stream = 0)
+{
+  return count_pairs(exec::automatic.on(stream), pairs, pred);
+}
+
+/// Histogram of a metric's values over the pairs of rows: bins.size() counts and the pairs
+/// outside the bins (below, above, NaN).
+template <class T, bool W, class Metric>
+histogram_result<pair_count_t<rows<T, W>>> histogram(execution_policy const& exec, pair_set<rows<T, W>> const& pairs,
+                                                     Metric metric, uniform_bins<float> const& bins)
+{
+  static_assert(detail::is_row_metric<Metric>::value,
+                "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  return detail::on_rows_backend(
+    exec, "histogram", pairs, [&] { return cpu::histogram(pairs, metric, bins); },
+    [&](cudaStream_t stream) { return detail::histogram_rows_gpu<T, W, Metric>(pairs, bins, stream); });
+}
+
+/// histogram of rows under exec::automatic on `stream`.
+template <class T, bool W, class Metric>
+histogram_result<pair_count_t<rows<T, W>>> histogram(pair_set<rows<T, W>> const& pairs, Metric metric,
+                                                     uniform_bins<float> const& bins, cudaStream_t stream = 0)
+{
+  return histogram(exec::automatic.on(stream), pairs, metric, bins);
+}
+
+}  // namespace twobody

@@ -1,0 +1,98 @@
+/// \file rows.cuh
+/// \brief High-dimensional point sets: n points of D coordinates stored row-major (an n x D
+/// matrix with a leading dimension), in `float`, `__half` or `__nv_bfloat16`, for embeddings,
+/// descriptors and other data of 1 to thousands of dimensions (docs/highdim.md).
+///
+///     auto x = twobody::make_rows(n, 128, d_embeddings);          // n x 128, ld = 128
+///     auto close = twobody::count_pairs(twobody::self_pairs(x),
+///                                       twobody::within(twobody::euclidean{}, 0.5f));
+///
+/// Pair sets are the usual ones (self_pairs, cross_pairs, ordered_pairs). The statistics of
+/// rows (highdim.cuh) compute a tile pair's inner products on the tensor cores and give the
+/// same answers as the exact evaluation that defines them (detail/row_exact.cuh).
+#pragma once
+
+#include <twobody/detail/error.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cuda/std/type_traits>
+
+namespace twobody {
+
+/// Element types a row set may hold.
+template <class T>
+inline constexpr bool is_row_element_v =
+  cuda::std::is_same_v<T, float> || cuda::std::is_same_v<T, __half> || cuda::std::is_same_v<T, __nv_bfloat16>;
+
+/// A view of `size` points of `dims` coordinates: point i is data[i * ld + k], k < dims.
+/// Weighted sets add w_i w_j per pair (counts and histograms are then sums, in double).
+template <class T, bool Weighted = false>
+struct rows {
+  static_assert(is_row_element_v<T>, "twobody::rows<T>: T must be float, __half or __nv_bfloat16");
+  using value_type               = T;
+  static constexpr bool weighted = Weighted;
+
+  T const* data          = nullptr;
+  float const* weights   = nullptr;  ///< used only when Weighted
+  size_type size         = 0;
+  int dims               = 0;
+  size_type ld           = 0;  ///< elements between the starts of consecutive points (>= dims)
+};
+
+/// Unweighted view of an n x dims row-major matrix with leading dimension ld (0: ld = dims).
+template <class T>
+rows<T> make_rows(size_type n, int dims, T const* data, size_type ld = 0)
+{
+  rows<T> r;
+  r.data = data;
+  r.size = n;
+  r.dims = dims;
+  r.ld   = ld == 0 ? dims : ld;
+  return r;
+}
+
+/// Weighted view: the weight of pair (i, j) is w[i] * w[j].
+template <class T>
+rows<T, true> make_weighted_rows(size_type n, int dims, T const* data, float const* w, size_type ld = 0)
+{
+  rows<T, true> r;
+  r.data    = data;
+  r.weights = w;
+  r.size    = n;
+  r.dims    = dims;
+  r.ld      = ld == 0 ? dims : ld;
+  return r;
+}
+
+namespace detail {
+
+/// The checks of a row pair set, before any work on any backend.
+template <class T, bool W>
+void validate(pair_set<rows<T, W>> const& pairs)
+{
+  auto check = [](rows<T, W> const& r, char const* side) {
+    std::string const s(side);
+    TWOBODY_EXPECTS(r.size >= 0, ("row set " + s + " has a negative size").c_str());
+    TWOBODY_EXPECTS(r.size < (size_type(1) << 31),
+                    ("row set " + s + " has 2^31 points or more: split it into blocks of fewer points").c_str());
+    TWOBODY_EXPECTS(r.dims >= 1, ("row set " + s + " needs at least one dimension (dims >= 1)").c_str());
+    TWOBODY_EXPECTS(r.ld >= r.dims, ("row set " + s + ": the leading dimension must be >= dims").c_str());
+    if (r.size == 0) { return; }
+    TWOBODY_EXPECTS(r.data != nullptr, ("the data of row set " + s + " is null").c_str());
+    if constexpr (W) { TWOBODY_EXPECTS(r.weights != nullptr, ("the weights of row set " + s + " are null").c_str()); }
+  };
+  check(pairs.a, "A");
+  if (pairs.mode == pair_mode::cross) {
+    check(pairs.b, "B");
+    TWOBODY_EXPECTS(pairs.a.dims == pairs.b.dims, "cross pairs of rows need the same dims on both sides");
+  } else {
+    TWOBODY_EXPECTS(pairs.b.size == pairs.a.size && pairs.b.data == pairs.a.data,
+                    "self and ordered pair sets need b == a (use self_pairs / ordered_pairs)");
+  }
+}
+
+}  // namespace detail
+}  // namespace twobody

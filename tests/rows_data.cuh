@@ -1,0 +1,115 @@
+// Test data for high-dimensional rows (rows.cuh): integer coordinates, so every squared
+// distance, dot product and norm is an exact integer in float, half and bfloat16 alike, and few
+// distinct values: many pairs share each value, so thresholds and bin edges placed on those
+// values put many pairs exactly on the edge (the hardest case for an approximate evaluation).
+#pragma once
+
+#include <twobody/highdim.cuh>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace tbt {
+
+template <class T>
+T to_elem(float v)
+{
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return v;
+  }
+}
+
+/// n rows of `dims` coordinates in [-range, range] (leading dimension ld >= dims; the gap holds
+/// NaN, which must never be read), dyadic weights in {0.5, 1, 1.5, 2}.
+template <class T>
+struct host_rows {
+  std::int64_t n;
+  int dims;
+  std::int64_t ld;
+  std::vector<T> data;
+  std::vector<float> w;
+
+  host_rows(std::int64_t n_, int dims_, unsigned seed, int range = 2, std::int64_t ld_ = 0)
+    : n(n_), dims(dims_), ld(ld_ == 0 ? dims_ : ld_)
+  {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> c(-range, range), wt(1, 4);
+    data.assign(static_cast<std::size_t>(n * ld), to_elem<T>(NAN));
+    w.resize(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < dims; ++k) { data[static_cast<std::size_t>(i * ld + k)] = to_elem<T>(static_cast<float>(c(rng))); }
+      w[static_cast<std::size_t>(i)] = 0.5f * static_cast<float>(wt(rng));
+    }
+  }
+  twobody::rows<T> view() const { return twobody::make_rows(n, dims, data.data(), ld); }
+  twobody::rows<T, true> weighted() const { return twobody::make_weighted_rows(n, dims, data.data(), w.data(), ld); }
+  double at(std::int64_t i, int k) const { return twobody::detail::as_double(data[static_cast<std::size_t>(i * ld + k)]); }
+};
+
+/// The metric's value by plain sequential sums in double (exact for integer rows, so equal to
+/// the library's exact evaluation whatever its order), rounded to float.
+template <class T>
+float reference_value(twobody::detail::row_metric_kind m, host_rows<T> const& a, std::int64_t i, host_rows<T> const& b,
+                      std::int64_t j)
+{
+  double sq = 0, dot = 0, na = 0, nb = 0;
+  for (int k = 0; k < a.dims; ++k) {
+    double const x = a.at(i, k), y = b.at(j, k);
+    sq += (x - y) * (x - y);
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  using K = twobody::detail::row_metric_kind;
+  switch (m) {
+    case K::squared_euclidean: return static_cast<float>(sq);
+    case K::euclidean: return static_cast<float>(std::sqrt(sq));
+    case K::dot_product: return static_cast<float>(dot);
+    case K::cosine_similarity: return static_cast<float>(dot / std::sqrt(na * nb));
+    case K::cosine_distance: return static_cast<float>(1.0 - dot / std::sqrt(na * nb));
+  }
+  return NAN;
+}
+
+/// Calls f(i, j) for every pair of the mode (self: i < j; ordered: i != j; cross: all).
+template <class F>
+void for_each_pair(twobody::pair_mode mode, std::int64_t na, std::int64_t nb, F&& f)
+{
+  for (std::int64_t i = 0; i < na; ++i) {
+    for (std::int64_t j = mode == twobody::pair_mode::self ? i + 1 : 0; j < nb; ++j) {
+      if (mode == twobody::pair_mode::ordered && i == j) { continue; }
+      f(i, j);
+    }
+  }
+}
+
+/// The value shared by the most pairs (ties broken toward the smaller value): a threshold or
+/// bin edge placed there puts many pairs exactly on it.
+template <class T>
+float most_common_value(twobody::detail::row_metric_kind m, host_rows<T> const& a, std::int64_t limit = 200)
+{
+  std::map<float, int> seen;
+  std::int64_t const n = a.n < limit ? a.n : limit;
+  for_each_pair(twobody::pair_mode::self, n, n, [&](std::int64_t i, std::int64_t j) {
+    float const v = reference_value(m, a, i, a, j);
+    if (std::isfinite(v)) { ++seen[v]; }
+  });
+  float best = 0;
+  int count  = -1;
+  for (auto const& [v, c] : seen) {
+    if (c > count) {
+      best  = v;
+      count = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace tbt

@@ -1,0 +1,182 @@
+// High-dimensional rows on the GPU (tensor cores, input::mma_tile) against the CPU backend's
+// exact evaluation: every count and histogram must be equal, including data built to put many
+// pairs exactly on the threshold or on bin edges, and real-valued data near a threshold.
+#include "common.cuh"
+#include "rows_data.cuh"
+
+#include <twobody/twobody.cuh>
+
+#include <gtest/gtest.h>
+#include <thrust/device_vector.h>
+
+#include <cmath>
+#include <random>
+
+using namespace twobody;
+using K = detail::row_metric_kind;
+
+namespace {
+
+/// Runs the same count on both backends and checks they agree (and that it is not trivial).
+template <class T, bool W, class Pred>
+void expect_same_count(pair_set<rows<T, W>> const& pairs, Pred pred, char const* what)
+{
+  auto const cpu = count_pairs(exec::cpu, pairs, pred);
+  auto const gpu = count_pairs(exec::gpu, pairs, pred);
+  EXPECT_EQ(gpu, cpu) << what << " mode " << to_string(pairs.mode) << " n " << pairs.a.size << " dims " << pairs.a.dims;
+}
+
+template <class T, bool W>
+void counts_on_every_metric(pair_set<rows<T, W>> const& pairs, tbt::host_rows<T> const& a)
+{
+  for (int shift = -1; shift <= 1; ++shift) {
+    auto at = [&](K m) {
+      float const v = tbt::most_common_value(m, a);
+      return shift == 0 ? v : std::nextafter(v, shift < 0 ? -INFINITY : INFINITY);
+    };
+    expect_same_count(pairs, closer_than(squared_euclidean{}, at(K::squared_euclidean)), "squared_euclidean");
+    expect_same_count(pairs, closer_than(euclidean{}, at(K::euclidean)), "euclidean");
+    expect_same_count(pairs, within_radius(std::sqrt(at(K::squared_euclidean))), "within_radius");
+    expect_same_count(pairs, at_least(dot_product{}, at(K::dot_product)), "dot_product");
+    expect_same_count(pairs, at_least(cosine_similarity{}, at(K::cosine_similarity)), "cosine_similarity");
+    expect_same_count(pairs, closer_than(cosine_distance{}, at(K::cosine_distance)), "cosine_distance");
+  }
+}
+
+}  // namespace
+
+template <class T>
+class GpuRows : public ::testing::Test {};
+using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(GpuRows, RowTypes);
+
+TYPED_TEST(GpuRows, CountsOnTiesEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  using T = TypeParam;
+  for (int dims : {1, 7, 37, 128, 300}) {
+    tbt::host_rows<T> const a(300, dims, 100 + dims), b(333, dims, 200 + dims);
+    counts_on_every_metric(self_pairs(a.view()), a);
+    counts_on_every_metric(cross_pairs(a.view(), b.view()), a);
+    counts_on_every_metric(ordered_pairs(a.view()), a);
+  }
+}
+
+TYPED_TEST(GpuRows, HistogramsWithEveryPairOnAnEdgeEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  using T = TypeParam;
+  tbt::host_rows<T> const a(400, 64, 7), b(130, 64, 8);
+  uniform_bins<float> const sq(0.f, 400.f, 400);  // width 1: every integer squared distance is an edge
+  uniform_bins<float> const dist(0.f, 20.f, 97);
+  uniform_bins<float> const cosd(0.f, 2.f, 64);  // edges at multiples of 1/32
+  for (auto const& pairs : {self_pairs(a.view()), cross_pairs(a.view(), b.view())}) {
+    auto expect_same = [&](auto metric, uniform_bins<float> const& bins, char const* what) {
+      auto const c = histogram(exec::cpu, pairs, metric, bins);
+      auto const g = histogram(exec::gpu, pairs, metric, bins);
+      EXPECT_EQ(g.counts, c.counts) << what << " " << to_string(pairs.mode);
+      EXPECT_EQ(g.outside, c.outside) << what;
+      EXPECT_EQ(g.pairs, c.pairs);
+    };
+    expect_same(squared_euclidean{}, sq, "squared_euclidean");
+    expect_same(euclidean{}, dist, "euclidean");
+    expect_same(cosine_distance{}, cosd, "cosine_distance");
+    expect_same(dot_product{}, uniform_bins<float>(-40.f, 40.f, 80), "dot_product");
+  }
+}
+
+TYPED_TEST(GpuRows, RealValuedRowsNearTheThresholdEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  using T = TypeParam;
+  // Gaussian rows, and their pairs' median distance as the threshold: real values with no
+  // structure, about half the pairs on each side and many within the margin.
+  for (int dims : {96, 960}) {
+    std::int64_t const n = 257;
+    std::vector<T> x(static_cast<std::size_t>(n * dims));
+    std::mt19937 rng(dims);
+    std::normal_distribution<float> nd;
+    // Every other row is a small perturbation of the one before: distances near 0 as well.
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < dims; ++k) {
+        float const base = i % 2 == 1 ? detail::as_double(x[(i - 1) * dims + k]) : nd(rng);
+        x[static_cast<std::size_t>(i * dims + k)] = tbt::to_elem<T>(i % 2 == 1 ? base + 1e-3f * nd(rng) : base);
+      }
+    }
+    auto const r = make_rows(n, dims, x.data());
+    std::vector<float> values;
+    auto const cpu_h = histogram(exec::cpu, self_pairs(r), euclidean{}, uniform_bins<float>(0.f, 100.f, 1000));
+    // The threshold: a value where the histogram shows many pairs.
+    int best = 0;
+    for (int k = 1; k < 1000; ++k) { best = cpu_h.counts[k] > cpu_h.counts[best] ? k : best; }
+    float const t = 0.1f * static_cast<float>(best) + 0.05f;
+    expect_same_count(self_pairs(r), closer_than(euclidean{}, t), "euclidean, gaussian rows");
+    expect_same_count(self_pairs(r), closer_than(euclidean{}, 1e-3f * std::sqrt(float(dims))), "euclidean, close pairs");
+    expect_same_count(self_pairs(r), at_least(cosine_similarity{}, 0.f), "cosine, gaussian rows");
+    auto const gpu_h = histogram(exec::gpu, self_pairs(r), euclidean{}, uniform_bins<float>(0.f, 100.f, 1000));
+    EXPECT_EQ(gpu_h.counts, cpu_h.counts);
+  }
+}
+
+TEST(GpuRowsMemory, DeviceRowsWithLeadingDimensionAndWeights)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_rows<__half> const a(500, 50, 3, 2, 64);
+  thrust::device_vector<__half> d(a.data.begin(), a.data.end());
+  thrust::device_vector<float> w(a.w.begin(), a.w.end());
+  auto const dev  = make_rows(a.n, a.dims, thrust::raw_pointer_cast(d.data()), a.ld);
+  auto const devw = make_weighted_rows(a.n, a.dims, thrust::raw_pointer_cast(d.data()), thrust::raw_pointer_cast(w.data()), a.ld);
+  float const t   = tbt::most_common_value(K::squared_euclidean, a);
+  auto const pred = closer_than(squared_euclidean{}, t);
+  EXPECT_EQ(count_pairs(exec::gpu, self_pairs(dev), pred), count_pairs(exec::cpu, self_pairs(a.view()), pred));
+  double const cpu_w = count_pairs(exec::cpu, self_pairs(a.weighted()), pred);
+  EXPECT_GT(cpu_w, 0.0);
+  EXPECT_EQ(count_pairs(exec::gpu, self_pairs(devw), pred), cpu_w);  // dyadic weights: exact sums
+  EXPECT_EQ(count_pairs(exec::gpu, self_pairs(a.weighted()), pred), cpu_w);  // host rows, staged
+  auto const hw = histogram(exec::gpu, self_pairs(devw), euclidean{}, uniform_bins<float>(0.f, 16.f, 16));
+  auto const cw = histogram(exec::cpu, self_pairs(a.weighted()), euclidean{}, uniform_bins<float>(0.f, 16.f, 16));
+  EXPECT_EQ(hw.counts, cw.counts);
+  EXPECT_EQ(hw.outside, cw.outside);
+}
+
+TEST(GpuRowsMemory, NaNRowsEmptySetsAndManyBins)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_rows<float> a(200, 33, 4);
+  a.data[17 * 33 + 5] = NAN;
+  a.data[150 * 33 + 0] = INFINITY;
+  for (auto const& pred : {closer_than(euclidean{}, 1e30f), closer_than(euclidean{}, 3.f)}) {
+    expect_same_count(self_pairs(a.view()), pred, "NaN and inf rows");
+  }
+  auto const h = histogram(exec::gpu, self_pairs(a.view()), euclidean{}, uniform_bins<float>(0.f, 100.f, 8));
+  auto const c = histogram(exec::cpu, self_pairs(a.view()), euclidean{}, uniform_bins<float>(0.f, 100.f, 8));
+  EXPECT_EQ(h.counts, c.counts);
+  EXPECT_EQ(h.outside, c.outside);
+  EXPECT_GE(h.outside, 199u + 198u);
+
+  auto const empty = make_rows<float>(0, 33, nullptr);
+  EXPECT_EQ(count_pairs(exec::gpu, self_pairs(empty), closer_than(euclidean{}, 3.f)), 0u);
+  EXPECT_EQ(count_pairs(exec::gpu, cross_pairs(a.view(), empty), closer_than(euclidean{}, 3.f)), 0u);
+  tbt::host_rows<float> const one(1, 33, 4);
+  EXPECT_EQ(count_pairs(exec::gpu, self_pairs(one.view()), closer_than(euclidean{}, 3.f)), 0u);
+
+  // More bins than shared memory holds: the global-atomics agent.
+  tbt::host_rows<float> const b(300, 40, 9, 30);
+  uniform_bins<float> const many(0.f, 200000.f, 200000);
+  auto const hg = histogram(exec::gpu, self_pairs(b.view()), squared_euclidean{}, many);
+  auto const hc = histogram(exec::cpu, self_pairs(b.view()), squared_euclidean{}, many);
+  EXPECT_EQ(hg.counts, hc.counts);
+  EXPECT_EQ(hg.outside, hc.outside);
+}
+
+TEST(GpuRowsMemory, LongRowsUpTo4096Dimensions)
+{
+  TBT_REQUIRE_GPU();
+  for (int dims : {1000, 4096}) {
+    tbt::host_rows<__half> const h(200, dims, 5);
+    tbt::host_rows<float> const f(200, dims, 6);
+    expect_same_count(self_pairs(h.view()), closer_than(squared_euclidean{}, tbt::most_common_value(K::squared_euclidean, h)), "half");
+    expect_same_count(self_pairs(f.view()), closer_than(squared_euclidean{}, tbt::most_common_value(K::squared_euclidean, f)), "float");
+    expect_same_count(self_pairs(f.view()), at_least(cosine_similarity{}, tbt::most_common_value(K::cosine_similarity, f)), "cosine");
+  }
+}

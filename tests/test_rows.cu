@@ -1,0 +1,154 @@
+// High-dimensional rows on the CPU backend (runs everywhere): the exact evaluation's values,
+// counts and histograms against plain double sums, the bad-input rules.
+#include "rows_data.cuh"
+
+#include <twobody/twobody.cuh>
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace twobody;
+using K = detail::row_metric_kind;
+
+TEST(Rows, ExactEvaluationMatchesHandComputedValues)
+{
+  // a = (1, 2, 2), b = (2, 0, 1): |a - b|^2 = 1 + 4 + 1 = 6, a.b = 4, |a| = 3, |b| = sqrt(5).
+  float const a[3] = {1, 2, 2}, b[3] = {2, 0, 1};
+  double const sq = detail::exact_sum_host(a, b, 3, false), dot = detail::exact_sum_host(a, b, 3, true);
+  double const na = detail::exact_sum_host(a, a, 3, true), nb = detail::exact_sum_host(b, b, 3, true);
+  EXPECT_EQ(sq, 6.0);
+  EXPECT_EQ(dot, 4.0);
+  EXPECT_EQ(detail::metric_from_sum(K::euclidean, sq, na, nb), static_cast<float>(std::sqrt(6.0)));
+  EXPECT_EQ(detail::metric_from_sum(K::cosine_similarity, dot, na, nb), static_cast<float>(4.0 / std::sqrt(45.0)));
+  EXPECT_EQ(detail::metric_from_sum(K::cosine_distance, dot, na, nb), static_cast<float>(1.0 - 4.0 / std::sqrt(45.0)));
+}
+
+TEST(Rows, ExactEvaluationOrderIsTheWarpsOnLongRows)
+{
+  // Terms that do not add exactly in double: the lane-strided order with a butterfly gives a
+  // result a sequential sum need not, and the host must reproduce the warp's exactly.
+  std::vector<float> a(1000), b(1000, 0.f);
+  for (int k = 0; k < 1000; ++k) { a[k] = k % 7 == 0 ? 1e8f : 1.0f / static_cast<float>(k + 3); }
+  double lanes[32];
+  for (int l = 0; l < 32; ++l) { lanes[l] = detail::lane_partial(a.data(), b.data(), 1000, l, false); }
+  for (int o = 16; o >= 1; o /= 2) {
+    double next[32];
+    for (int l = 0; l < 32; ++l) { next[l] = lanes[l] + lanes[l ^ o]; }
+    std::copy(next, next + 32, lanes);
+  }
+  EXPECT_EQ(detail::exact_sum_host(a.data(), b.data(), 1000, false), lanes[0]);
+  for (int l = 1; l < 32; ++l) { EXPECT_EQ(lanes[l], lanes[0]) << "every lane of the butterfly ends with the same sum"; }
+}
+
+template <class T>
+class RowsCpu : public ::testing::Test {};
+using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(RowsCpu, RowTypes);
+
+TYPED_TEST(RowsCpu, CountsEqualPlainSumsOnEveryMetricAndMode)
+{
+  using T = TypeParam;
+  tbt::host_rows<T> const a(150, 37, 11, 2, 40), b(90, 37, 12);
+  struct Case {
+    K metric;
+    bool at_least;
+  };
+  for (Case c : {Case{K::squared_euclidean, false}, Case{K::euclidean, false}, Case{K::dot_product, true},
+                 Case{K::cosine_similarity, true}, Case{K::cosine_distance, false}}) {
+    float const t = tbt::most_common_value(c.metric, a);
+    for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+      auto const& other = mode == pair_mode::cross ? b : a;
+      unsigned long long expected = 0;
+      tbt::for_each_pair(mode, a.n, other.n, [&](std::int64_t i, std::int64_t j) {
+        float const v = tbt::reference_value(c.metric, a, i, other, j);
+        expected += c.at_least ? (v >= t) : (v < t);
+      });
+      pair_set<rows<T>> const pairs{mode, a.view(), other.view()};
+      unsigned long long got = 0;
+      switch (c.metric) {
+        case K::squared_euclidean: got = count_pairs(exec::cpu, pairs, closer_than(squared_euclidean{}, t)); break;
+        case K::euclidean: got = count_pairs(exec::cpu, pairs, closer_than(euclidean{}, t)); break;
+        case K::dot_product: got = count_pairs(exec::cpu, pairs, at_least(dot_product{}, t)); break;
+        case K::cosine_similarity: got = count_pairs(exec::cpu, pairs, at_least(cosine_similarity{}, t)); break;
+        case K::cosine_distance: got = count_pairs(exec::cpu, pairs, closer_than(cosine_distance{}, t)); break;
+      }
+      EXPECT_EQ(got, expected) << "metric " << int(c.metric) << " mode " << to_string(mode) << " t " << t;
+      EXPECT_GT(expected, 0u);
+    }
+  }
+}
+
+TYPED_TEST(RowsCpu, HistogramsEqualPlainSums)
+{
+  using T = TypeParam;
+  tbt::host_rows<T> const a(120, 20, 5);
+  // Edges at whole numbers: the squared distances are integers, so many pairs sit on edges.
+  uniform_bins<float> const bins(0.f, 64.f, 32);
+  std::vector<unsigned long long> expected(33, 0);
+  tbt::for_each_pair(pair_mode::self, a.n, a.n, [&](std::int64_t i, std::int64_t j) {
+    ++expected[static_cast<std::size_t>(bins(tbt::reference_value(K::squared_euclidean, a, i, a, j)))];
+  });
+  auto const h = histogram(exec::cpu, self_pairs(a.view()), squared_euclidean{}, bins);
+  ASSERT_EQ(h.counts.size(), 32u);
+  for (int k = 0; k < 32; ++k) { EXPECT_EQ(h.counts[k], expected[k]) << "bin " << k; }
+  EXPECT_EQ(h.outside, expected[32]);
+  EXPECT_EQ(h.pairs, 120u * 119u / 2u);
+}
+
+TEST(Rows, WeightedCountsAddProductsOfWeights)
+{
+  tbt::host_rows<float> const a(80, 9, 3);
+  double expected = 0;
+  tbt::for_each_pair(pair_mode::self, a.n, a.n, [&](std::int64_t i, std::int64_t j) {
+    if (tbt::reference_value(K::squared_euclidean, a, i, a, j) < 12.f) { expected += double(a.w[i]) * a.w[j]; }
+  });
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(a.weighted()), within_radius(std::sqrt(12.f))), expected);
+  EXPECT_GT(expected, 0.0);
+}
+
+TEST(Rows, NaNRowsNeverCountAndLandOutside)
+{
+  tbt::host_rows<float> a(40, 5, 8);
+  a.data[3 * 5 + 2] = NAN;  // row 3
+  auto const all = count_pairs(exec::cpu, self_pairs(a.view()), closer_than(euclidean{}, 1e30f));
+  EXPECT_EQ(all, 40u * 39u / 2u - 39u);
+  auto const far = count_pairs(exec::cpu, self_pairs(a.view()), at_least(euclidean{}, -1.f));
+  EXPECT_EQ(far, 40u * 39u / 2u - 39u);
+  auto const h = histogram(exec::cpu, self_pairs(a.view()), euclidean{}, uniform_bins<float>(0.f, 1e6f, 4));
+  EXPECT_EQ(h.outside, 39u);
+}
+
+TEST(Rows, EmptyAndSinglePointSetsHaveNoPairs)
+{
+  tbt::host_rows<float> const one(1, 4, 1);
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(one.view()), closer_than(euclidean{}, 10.f)), 0u);
+  auto const empty = make_rows<float>(0, 4, nullptr);
+  EXPECT_EQ(count_pairs(exec::cpu, cross_pairs(empty, one.view()), closer_than(euclidean{}, 10.f)), 0u);
+  auto const h = histogram(exec::cpu, self_pairs(empty), euclidean{}, uniform_bins<float>(0.f, 1.f, 4));
+  EXPECT_EQ(h.pairs, 0u);
+  EXPECT_EQ(h.outside, 0u);
+}
+
+TEST(Rows, BadInputIsRefusedWithAClearError)
+{
+  tbt::host_rows<float> const a(10, 4, 1);
+  auto expect_error = [](auto&& call, char const* words) {
+    try {
+      call();
+      ADD_FAILURE() << "expected twobody::error mentioning '" << words << "'";
+    } catch (twobody::error const& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  auto const pred = closer_than(euclidean{}, 1.f);
+  expect_error([&] { count_pairs(exec::cpu, self_pairs(make_rows(10, 0, a.data.data())), pred); }, "dims >= 1");
+  expect_error([&] { count_pairs(exec::cpu, self_pairs(make_rows(10, 4, a.data.data(), 3)), pred); }, "leading dimension");
+  expect_error([&] { count_pairs(exec::cpu, self_pairs(make_rows<float>(10, 4, nullptr)), pred); }, "is null");
+  expect_error([&] { count_pairs(exec::cpu, self_pairs(make_rows(size_type(1) << 31, 4, a.data.data())), pred); }, "2^31");
+  expect_error([&] { count_pairs(exec::cpu, cross_pairs(a.view(), make_rows(10, 5, a.data.data())), pred); }, "same dims");
+  expect_error([&] { count_pairs(exec::cpu, self_pairs(a.view()), closer_than(euclidean{}, NAN)); }, "NaN");
+  expect_error([&] { count_pairs(exec::cpu, self_pairs(make_weighted_rows<float>(10, 4, a.data.data(), nullptr)), pred); },
+               "weights");
+  expect_error([&] { histogram(exec::cpu, self_pairs(a.view()), euclidean{}, uniform_bins<float>(0.f, 1.f, 0)); }, "bin");
+}
