@@ -252,15 +252,14 @@ int main(int argc, char** argv)
   benchmark::Initialize(&argc, argv);
   benchmark::RegisterBenchmark("peak/mma_f16", BM_mma_peak<false>)->UseManualTime()->Iterations(3);
   benchmark::RegisterBenchmark("peak/mma_tf32", BM_mma_peak<true>)->UseManualTime()->Iterations(3);
-  for (long long n : {1ll << 16, 1ll << 17}) {
-    for (int dims : {32, 128, 960, 4096}) {
-      register_shape<__half>(n, dims, false);
-      register_shape<float>(n, dims, false);
-    }
-    for (int dims : {128, 960}) {
-      register_shape<__half>(n, dims, true);
-      register_shape<__nv_bfloat16>(n, dims, false);
-    }
+  // float rows go through TF32, whose margin (2^-10 relative) sends a growing share of the pairs
+  // to the exact recomputation as D grows: measured at D <= 128 only for now (docs/highdim.md).
+  long long const n = 1ll << 16;
+  for (int dims : {32, 128, 960, 4096}) { register_shape<__half>(n, dims, false); }
+  for (int dims : {32, 128}) { register_shape<float>(n, dims, false); }
+  for (int dims : {128, 960}) {
+    register_shape<__half>(n, dims, true);
+    register_shape<__nv_bfloat16>(n, dims, false);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
