@@ -40,7 +40,9 @@ __host__ __device__ inline double lane_partial(T const* a, T const* b, int dims,
 {
   double s = 0.0;
   // Unrolled so that a warp's loads overlap; the sum stays one chain in k order.
+#ifdef __CUDA_ARCH__
 #pragma unroll 4
+#endif
   for (int k = lane; k < dims; k += exact_lanes) {
     double const x = as_double(a[k]), y = as_double(b[k]);
     if (products) {
