@@ -25,18 +25,6 @@ namespace {
     }                                                                                     \
   } while (0)
 
-template <class T>
-T elem(float v)
-{
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(v);
-  } else {
-    return v;
-  }
-}
-
 /// n x D rows on the device (and the threshold), generated once per shape.
 template <class T>
 struct device_rows {
@@ -65,7 +53,7 @@ device_rows<T> const& rows_of(long long n, int dims, bool clustered)
     std::size_t const blob = static_cast<std::size_t>(rng() % 64);
     for (int k = 0; k < dims; ++k) {
       float const v = clustered ? centres[blob * dims + k] + nd(rng) : u(rng);
-      h[static_cast<std::size_t>(i) * dims + k] = elem<T>(v);
+      h[static_cast<std::size_t>(i) * dims + k] = twobody::detail::row_element<T>(v);
       f[static_cast<std::size_t>(i) * dims + k] = twobody::detail::as_double(h[static_cast<std::size_t>(i) * dims + k]);
     }
   }

@@ -17,13 +17,7 @@ namespace tbt {
 template <class T>
 T to_elem(float v)
 {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(v);
-  } else {
-    return v;
-  }
+  return twobody::detail::row_element<T>(v);
 }
 
 /// n rows of `dims` coordinates in [-range, range] (leading dimension ld >= dims; the gap holds

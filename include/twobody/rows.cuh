@@ -20,6 +20,8 @@
 
 #include <cuda/std/type_traits>
 
+#include <string>
+
 namespace twobody {
 
 /// Element types a row set may hold.

@@ -91,57 +91,34 @@ __global__ void prepare_rows_kernel(T const* data, size_type n, int dims_padded,
   }
 }
 
-/// The tensor-core products of one k-step (8 words of each row in shared memory).
+/// The tensor-core products of one k-step (8 words of each row in shared memory): m16n8k16 for
+/// half and bfloat16, m16n8k8 TF32 for float.
 template <class T>
-struct mma_step;
-
-template <>
-struct mma_step<__half> {
-  __device__ static std::uint32_t operand(std::uint32_t w) { return w; }
-  __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
-  {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    __trap();  // launched only on sm_80+ (require_row_tensor_cores)
-#endif
-  }
-};
-
-template <>
-struct mma_step<__nv_bfloat16> {
-  __device__ static std::uint32_t operand(std::uint32_t w) { return w; }
-  __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
-  {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    __trap();  // launched only on sm_80+ (require_row_tensor_cores)
-#endif
-  }
-};
-
-template <>
-struct mma_step<float> {
-  /// float to TF32, rounded to nearest (the margin assumes it).
+struct mma_step {
+  /// A shared-memory word as an operand: float is rounded to TF32 to nearest (the margin assumes it).
   __device__ static std::uint32_t operand(std::uint32_t w)
   {
     std::uint32_t r = w;
 #if __CUDA_ARCH__ >= 800
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(w)));
+    if constexpr (cuda::std::is_same_v<T, float>) { asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(w))); }
 #endif
     return r;
   }
   __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
   {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#define TWOBODY_MMA(shape_and_types)                                                                        \
+  asm volatile("mma.sync.aligned." shape_and_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                                              \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+    if constexpr (cuda::std::is_same_v<T, __half>) {
+      TWOBODY_MMA("m16n8k16.row.col.f32.f16.f16.f32");
+    } else if constexpr (cuda::std::is_same_v<T, __nv_bfloat16>) {
+      TWOBODY_MMA("m16n8k16.row.col.f32.bf16.bf16.f32");
+    } else {
+      TWOBODY_MMA("m16n8k8.row.col.f32.tf32.tf32.f32");
+    }
+#undef TWOBODY_MMA
 #else
     __trap();  // launched only on sm_80+ (require_row_tensor_cores)
 #endif

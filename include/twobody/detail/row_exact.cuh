@@ -27,6 +27,19 @@ __host__ __device__ inline double as_double(float x) { return static_cast<double
 __host__ __device__ inline double as_double(__half x) { return static_cast<double>(__half2float(x)); }
 __host__ __device__ inline double as_double(__nv_bfloat16 x) { return static_cast<double>(__bfloat162float(x)); }
 
+/// A float as a row element (round to nearest): test data and benchmarks.
+template <class T>
+__host__ __device__ inline T row_element(float v)
+{
+  if constexpr (cuda::std::is_same_v<T, __half>) {
+    return __float2half_rn(v);
+  } else if constexpr (cuda::std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return v;
+  }
+}
+
 /// True for metrics whose sum is of products (dot product, cosines), false for squared differences.
 __host__ __device__ constexpr bool sums_products(row_metric_kind m)
 {

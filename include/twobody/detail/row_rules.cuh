@@ -39,19 +39,22 @@ struct row_predicate {
                 "and within_radius(r) with float thresholds");
 };
 
-/// value < t
-template <class M>
-struct row_predicate<within<M, float>> {
-  static_assert(is_row_metric<M>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
-  static constexpr row_metric_kind metric = row_metric<M>::kind;
+/// value < t: the test of closer_than and within_radius.
+struct below_threshold {
   float t;
-  explicit row_predicate(within<M, float> const& p) : t(p.threshold) {}
   __host__ __device__ bool operator()(float v) const { return v < t; }
   __host__ __device__ bool certain(float v, float m) const
   {
     float lo, hi;
     return outward_interval(v, m, lo, hi) && (hi < t || lo >= t);
   }
+};
+
+template <class M>
+struct row_predicate<within<M, float>> : below_threshold {
+  static_assert(is_row_metric<M>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  static constexpr row_metric_kind metric = row_metric<M>::kind;
+  explicit row_predicate(within<M, float> const& p) : below_threshold{p.threshold} {}
 };
 
 /// value >= t
@@ -71,16 +74,9 @@ struct row_predicate<at_least_fn<M, float>> {
 
 /// |a - b|^2 < r^2 (r^2 rounded to float once, as within_radius does)
 template <>
-struct row_predicate<within_radius_fn<float>> {
+struct row_predicate<within_radius_fn<float>> : below_threshold {
   static constexpr row_metric_kind metric = row_metric_kind::squared_euclidean;
-  float t;
-  explicit row_predicate(within_radius_fn<float> const& p) : t(p.r2) {}
-  __host__ __device__ bool operator()(float v) const { return v < t; }
-  __host__ __device__ bool certain(float v, float m) const
-  {
-    float lo, hi;
-    return outward_interval(v, m, lo, hi) && (hi < t || lo >= t);
-  }
+  explicit row_predicate(within_radius_fn<float> const& p) : below_threshold{p.r2} {}
 };
 
 /// A histogram's bin map on rows: uniform_bins<float> (monotone and the same bin for bin on
