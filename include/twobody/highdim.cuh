@@ -36,6 +36,7 @@
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/output/registers.cuh>
+#include <twobody/reduce.cuh>
 #include <twobody/results.cuh>
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
@@ -121,6 +122,10 @@ struct row_value_fn {
   __device__ float operator()(float v, float) const { return v; }
 };
 
+/// The engine kernel of a row statistic: the tensor-core traversal, agent `Agent` behind f.
+template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F>
+inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W>, statistic_visitor<Agent, F>, static_units>;
+
 /// One launch of the engine with the tensor-core traversal: stages the sets, plans a persistent
 /// grid, asks `agent_params(grid)` for the agent's parameters, launches.
 template <row_metric_kind M, class T, bool W, class Rule, class Agent, class F, class AgentParams>
@@ -129,16 +134,15 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
 {
   using traversal = mma_traversal<T, M, Rule, W>;
   using visitor   = statistic_visitor<Agent, F>;
-  auto const kernel = pair_engine_kernel<traversal, visitor, static_units>;
+  constexpr auto kernel = row_kernel<T, M, Rule, W, Agent, F>;
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
   if (sched.total == 0) {
     agent_params(0);
     return;
   }
   require_row_tensor_cores();
-  if (dynamic_smem > 48 * 1024) {
-    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
-  }
+  TWOBODY_EXPECTS(dynamic_smem <= attributes_of<kernel>().dynamic_limit,  // (and raises the kernel's limit to it)
+                  "launch_rows: the output needs more shared memory than a block has");
   int const grid = persistent_grid(kernel, traversal::block_threads, dynamic_smem, static_cast<unsigned long long>(sched.total));
   int const dp   = padded_dims<T>(pairs.a.dims);
   staged_rows<T, W> const a(pairs.a, dp, stream);
@@ -147,8 +151,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
   typename traversal::params walk{pairs.mode, a.view(), b ? b->view() : a.view(), dp, sched, mma_relative_error<T>(dp),
                                   static_cast<float>(dp) * 0x1p-100f, rule, d_refined};
   typename visitor::params out{agent_params(grid), f};
-  pair_engine_kernel<traversal, visitor, static_units><<<grid, traversal::block_threads, dynamic_smem, stream>>>(
-    walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
+  kernel<<<grid, traversal::block_threads, dynamic_smem, stream>>>(walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
   TWOBODY_CHECK_LAUNCH();
 }
 
@@ -157,8 +160,7 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
                                         unsigned long long* d_refined = nullptr)
 {
   using C     = pair_count_t<rows<T, W>>;
-  using Inner = cuda::std::conditional_t<W, C, unsigned int>;
-  using Agent = reduction_agent<C, cuda::std::plus<C>, Inner, input::mma_tile::block_threads>;
+  using Agent = reduction_agent<C, cuda::std::plus<C>, count_inner_t<rows<T, W>>, input::mma_tile::block_threads>;
   using Rule  = row_predicate<Pred>;
   Rule const rule(pred);
   device_buffer result(sizeof(C), stream);
@@ -175,9 +177,7 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, partials.as<C>(), result.as<C>(), blocks, cuda::std::plus<C>{}, C{}, stream));
   device_buffer temp(bytes, stream);
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(temp.data(), bytes, partials.as<C>(), result.as<C>(), blocks, cuda::std::plus<C>{}, C{}, stream));
-  C h{};
-  copy_to_host_sync(&h, result.as<C>(), 1, stream);
-  return h;
+  return copy_to_host(result.as<C>(), stream);
 }
 
 template <class T, bool W, class Metric>
@@ -192,14 +192,14 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
   device_buffer counts(sizeof(C) * static_cast<std::size_t>(slots), stream);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(C) * static_cast<std::size_t>(slots), stream));
   std::size_t const smem = sizeof(Counter) * static_cast<std::size_t>(slots);
+  using Private = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, false>;
   // One shared copy per block while it fits (the tensor cores, not the updates, set the pace);
   // past that, one global atomic per pair.
-  if (smem <= device_info::get().smem_per_block_optin - sizeof(typename mma_traversal<T, M, Rule, W>::temp_storage) - 1024) {
-    using Agent = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, false>;
+  if (smem <= attributes_of<row_kernel<T, M, Rule, W, Private, row_value_fn>>().dynamic_limit) {
     unsigned long long const limit = flush_limit_for<Counter>(static_cast<unsigned long long>(input::mma_tile::tile) * input::mma_tile::tile);
-    launch_rows<M, T, W, Rule, Agent>(pairs, Rule{bins}, row_value_fn{}, smem,
-                                      [&](int) { return typename Agent::params{bins, counts.as<C>(), 1, 0, slots, limit, false}; },
-                                      stream);
+    launch_rows<M, T, W, Rule, Private>(pairs, Rule{bins}, row_value_fn{}, smem,
+                                        [&](int) { return typename Private::params{bins, counts.as<C>(), 1, 0, slots, limit, false}; },
+                                        stream);
   } else {
     using Agent = global_histogram_agent<uniform_bins<float>, C, input::mma_tile::block_threads>;
     launch_rows<M, T, W, Rule, Agent>(pairs, Rule{bins}, row_value_fn{}, 0,
@@ -210,40 +210,6 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
   return histogram_result<C>::from_slots(std::move(all), pairs.count());
 }
 
-/// The CPU backend reads rows on the host: refuse device memory by name rather than crash on it.
-template <class T, bool W>
-void check_rows_host_readable(rows<T, W> const& r, char const* side)
-{
-  if (r.size <= 0 || !current_gpu_status().usable) { return; }
-  auto check = [&](void const* ptr) {
-    cudaPointerAttributes attr{};
-    if (ptr == nullptr || cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return;
-    }
-    TWOBODY_EXPECTS(attr.type != cudaMemoryTypeDevice,
-                    (std::string("the CPU backend needs host arrays, but row set ") + side +
-                     " is in device memory: copy it to the host, or run on exec::gpu")
-                      .c_str());
-  };
-  check(r.data);
-  if constexpr (W) { check(r.weights); }
-}
-
-/// The backend step of the row statistics (dispatch/backend.cuh's on_backend for rows).
-template <class T, bool W, class OnCpu, class OnGpu>
-auto on_rows_backend(execution_policy const& exec, char const* what, pair_set<rows<T, W>> const& pairs, OnCpu&& on_cpu,
-                     OnGpu&& on_gpu)
-{
-  validate(pairs);
-  if (!runs_on_gpu(exec, what)) {
-    check_rows_host_readable(pairs.a, "A");
-    if (pairs.mode == pair_mode::cross) { check_rows_host_readable(pairs.b, "B"); }
-    return on_cpu();
-  }
-  return on_gpu(exec.stream);
-}
-
 }  // namespace detail
 
 /// Pairs of rows whose metric value passes `pred`: closer_than(metric, t) (value < t),
@@ -252,9 +218,7 @@ auto on_rows_backend(execution_policy const& exec, char const* what, pair_set<ro
 template <class T, bool W, class Pred>
 pair_count_t<rows<T, W>> count_pairs(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred pred)
 {
-  detail::row_predicate<Pred> const checked(pred);  // rejects other predicates at compile time
-  (void)checked;
-  return detail::on_rows_backend(
+  return detail::on_backend(
     exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
     [&](cudaStream_t stream) { return detail::count_rows_gpu(pairs, pred, stream); });
 }
@@ -275,7 +239,7 @@ histogram_result<pair_count_t<rows<T, W>>> histogram(execution_policy const& exe
   static_assert(detail::is_row_metric<Metric>::value,
                 "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
-  return detail::on_rows_backend(
+  return detail::on_backend(
     exec, "histogram", pairs, [&] { return cpu::histogram(pairs, metric, bins); },
     [&](cudaStream_t stream) { return detail::histogram_rows_gpu<T, W, Metric>(pairs, bins, stream); });
 }

@@ -157,6 +157,38 @@ kernel_inputs<Points> inputs_of(pair_set<Points> const& pairs)
   return {pairs.mode, pairs.a, b, vector_aligned(pairs.a) && vector_aligned(b)};
 }
 
+/// A kernel's attributes on the current device.
+struct kernel_attributes {
+  int regs_per_thread       = 0;
+  std::size_t static_smem   = 0;
+  std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
+};
+
+/// The attributes of `Kernel` on the current device, read once per device (cudaFuncGetAttributes
+/// and cudaFuncSetAttribute cost microseconds a call: too much for small problems). The kernel's
+/// dynamic shared memory limit is raised to all a block may use, once.
+template <auto Kernel>
+kernel_attributes const& attributes_of()
+{
+  static std::mutex m;
+  static std::array<std::unique_ptr<kernel_attributes>, 64> cache;
+  int const dev = current_device();
+  TWOBODY_EXPECTS(dev < static_cast<int>(cache.size()), "device ordinal out of range");
+  std::lock_guard<std::mutex> lock(m);
+  if (!cache[dev]) {
+    cudaFuncAttributes fa{};
+    TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, Kernel));
+    auto a             = std::make_unique<kernel_attributes>();
+    a->regs_per_thread = fa.numRegs;
+    a->static_smem     = fa.sharedSizeBytes;
+    std::size_t const optin = device_info::get(dev).smem_per_block_optin;
+    a->dynamic_limit   = optin > a->static_smem ? optin - a->static_smem : 0;
+    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a->dynamic_limit)));
+    cache[dev] = std::move(a);
+  }
+  return *cache[dev];
+}
+
 /// The engine kernel of a statistic: an input policy's traversal (tile pairs, or the naive
 /// baseline), a statistic agent behind f, and the static split of the units.
 template <class Input, class Agent, class Points, class F>
@@ -168,34 +200,7 @@ struct pair_kernel {
 
   static kernel_t get() { return pair_engine_kernel<traversal, visitor, static_units>; }
 
-  /// The kernel's attributes on the current device, read once per device (cudaFuncGetAttributes
-  /// and cudaFuncSetAttribute cost microseconds a call: too much for small problems).
-  struct attributes {
-    int regs_per_thread       = 0;
-    std::size_t static_smem   = 0;
-    std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
-  };
-  static attributes const& attrs()
-  {
-    static std::mutex m;
-    static std::array<std::unique_ptr<attributes>, 64> cache;
-    int const dev = current_device();
-    TWOBODY_EXPECTS(dev < static_cast<int>(cache.size()), "device ordinal out of range");
-    std::lock_guard<std::mutex> lock(m);
-    if (!cache[dev]) {
-      cudaFuncAttributes fa{};
-      TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, get()));
-      auto a             = std::make_unique<attributes>();
-      a->regs_per_thread = fa.numRegs;
-      a->static_smem     = fa.sharedSizeBytes;
-      std::size_t const optin = device_info::get(dev).smem_per_block_optin;
-      a->dynamic_limit   = optin > a->static_smem ? optin - a->static_smem : 0;
-      TWOBODY_CUDA_TRY(
-        cudaFuncSetAttribute(get(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a->dynamic_limit)));
-      cache[dev] = std::move(a);
-    }
-    return *cache[dev];
-  }
+  static kernel_attributes const& attrs() { return attributes_of<pair_engine_kernel<traversal, visitor, static_units>>(); }
 
   static std::size_t static_smem() { return attrs().static_smem; }
 

@@ -201,7 +201,7 @@ struct mma_traversal {
   __device__ mma_traversal(params const& p_, temp_storage& s) : p(p_), smem(s) {}
 
   /// Chunk c of the tile's rows (clamped to the set: rows past the end repeat its last point,
-  /// whose pairs are dropped) into stage `st`, 16 bytes per cp.async.
+  /// whose pairs are dropped) into the stage at `dst`, 16 bytes per cp.async.
   __device__ void load_chunk(staged_row_view<T> const& side, size_type first, int c, std::uint32_t* dst)
   {
 #pragma unroll
@@ -223,6 +223,11 @@ struct mma_traversal {
     asm volatile("cp.async.commit_group;\n" ::);
 #endif
   }
+
+  /// The tile rows and columns of accumulator element acc[mt][nt][e] of lane (g, t) of warp
+  /// (wm, wn): the m16n8 fragment layout, c0/c1 on row g, c2/c3 on row g + 8, columns 2t, 2t + 1.
+  __device__ static int element_row(int wm, int mt, int e, int g) { return wm * 64 + mt * 16 + g + (e >> 1) * 8; }
+  __device__ static int element_col(int wn, int nt, int e, int t) { return wn * 32 + nt * 8 + 2 * t + (e & 1); }
 
   /// acc[mt][nt][e]: the inner products of the warp's 64 x 32 block of the tile pair.
   __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
@@ -281,7 +286,7 @@ struct mma_traversal {
     }
   }
 
-  /// Whether tile-local pair (lr, lc) at (i, j) is one of the set's pairs.
+  /// Whether (i, j) is one of the set's pairs (and not padding of a partial tile).
   __device__ __forceinline__ bool is_pair(size_type i, size_type j) const
   {
     bool const inside = i < p.a.size && j < p.b.size;
@@ -327,14 +332,14 @@ struct mma_traversal {
       float acc[4][4][4];
       products(row_start, col_start, acc);
 
-      // The points' factors (and weights): rows wm*64 + mt*16 + g (+8), columns wn*32 + nt*8 + 2t (+1).
+      // The points' factors (and weights) of the lane's rows (element e = 2h) and columns (e = h).
       float fa[4][2], fb[4][2], wa[4][2], wb[4][2];
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          size_type i = row_start + wm * 64 + k * 16 + g + h * 8;
-          size_type j = col_start + wn * 32 + k * 8 + 2 * t + h;
+          size_type i = row_start + element_row(wm, k, 2 * h, g);
+          size_type j = col_start + element_col(wn, k, h, t);
           i           = i < p.a.size ? i : p.a.size - 1;
           j           = j < p.b.size ? j : p.b.size - 1;
           row_term const ta = p.a.terms[i], tb = p.b.terms[j];
@@ -351,8 +356,8 @@ struct mma_traversal {
       for (int mt = 0; mt < 4; ++mt) {
         out.template step<16>([&](int r, auto&& use) {
           int const nt = r >> 2, e = r & 3;
-          size_type const i = row_start + wm * 64 + mt * 16 + g + (e >> 1) * 8;
-          size_type const j = col_start + wn * 32 + nt * 8 + 2 * t + (e & 1);
+          size_type const i = row_start + element_row(wm, mt, e, g);
+          size_type const j = col_start + element_col(wn, nt, e, t);
           float v, m;
           row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
           bool const pair    = is_pair(i, j);
@@ -375,10 +380,7 @@ struct mma_traversal {
         int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
         if (lane == leader) { pending &= pending - 1; }
         int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
-        int const lg = leader >> 2, lt = leader & 3;
-        size_type const i = row_start + wm * 64 + mt * 16 + lg + (e >> 1) * 8;
-        size_type const j = col_start + wn * 32 + nt * 8 + 2 * lt + (e & 1);
-        visit_exact(out, i, j);
+        visit_exact(out, row_start + element_row(wm, mt, e, leader >> 2), col_start + element_col(wn, nt, e, leader & 3));
       }
 
       if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }

@@ -8,6 +8,7 @@
 #include <twobody/detail/validate.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/points.cuh>
+#include <twobody/rows.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -38,26 +39,37 @@ inline bool runs_on_gpu(execution_policy const& exec, char const* what)
   return false;
 }
 
-/// The CPU backend reads point arrays on the host: with a GPU present, refuse device memory
-/// by name rather than crash on it (without a GPU no device memory can exist).
+/// The CPU backend reads arrays on the host: with a GPU present, refuse device memory by name
+/// rather than crash on it (without a GPU no device memory can exist). `set` names the array's
+/// set in the message ("point set A", "row set B").
+inline void check_host_pointer(void const* ptr, std::string const& set)
+{
+  if (ptr == nullptr) { return; }
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;  // not known to CUDA: plain host memory
+  }
+  TWOBODY_EXPECTS(attr.type != cudaMemoryTypeDevice,
+                  ("the CPU backend needs host arrays, but " + set +
+                   " is in device memory: copy it to the host, or run on exec::gpu")
+                    .c_str());
+}
+
 template <class Points>
 void check_host_readable(Points const& p, char const* side)
 {
   if (p.size <= 0 || !current_gpu_status().usable) { return; }
-  auto check = [&](void const* ptr) {
-    if (ptr == nullptr) { return; }
-    cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return;  // not known to CUDA: plain host memory
-    }
-    TWOBODY_EXPECTS(attr.type != cudaMemoryTypeDevice,
-                    (std::string("the CPU backend needs host arrays, but point set ") + side +
-                     " is in device memory: copy it to the host, or run on exec::gpu")
-                      .c_str());
-  };
-  for (auto const* c : p.coords) { check(c); }
-  if constexpr (Points::weighted) { check(p.weights); }
+  for (auto const* c : p.coords) { check_host_pointer(c, std::string("point set ") + side); }
+  if constexpr (Points::weighted) { check_host_pointer(p.weights, std::string("point set ") + side); }
+}
+
+template <class T, bool W>
+void check_host_readable(rows<T, W> const& r, char const* side)
+{
+  if (r.size <= 0 || !current_gpu_status().usable) { return; }
+  check_host_pointer(r.data, std::string("row set ") + side);
+  if constexpr (W) { check_host_pointer(r.weights, std::string("row set ") + side); }
 }
 
 template <class Points>
