@@ -2,15 +2,21 @@
 //  - twobody: count_pairs on rows (tensor cores, input::mma_tile, exact answers), half / bf16 / float;
 //  - cuBLAS GemmEx (C = A B^T in row chunks, FP32 out) plus a count pass over C with the norms,
 //    the way users write it today (approximate: no refinement near the threshold);
-//  - the tensor cores' own peak, a plain loop of independent mma.sync in the same run.
+//  - the tensor cores' own peak, a plain loop of independent mma.sync in the same run;
+//  - k nearest neighbours (k = 10, 100) of every row among the others: twobody (exact), and
+//    cuBLAS GemmEx chunks plus a CUB segmented sort of each row's (distance, index) keys.
 // Data: uniform in [0, 1)^D, or 64 Gaussian blobs (sigma 0.05 around uniform centres); the
 // threshold is the 1% quantile of a sample of pair distances. Counters: pairs/s, TFLOPS
 // (2 D flops per pair), refined (fraction of pairs recomputed exactly), count.
 #include "bench_common.cuh"
 
 #include <twobody/highdim.cuh>
+#include <twobody/nearest_neighbors.cuh>
 
+#include <cub/device/device_segmented_sort.cuh>
 #include <cublas_v2.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 
@@ -177,6 +183,124 @@ void BM_cublas_count(benchmark::State& state, long long n, int dims, bool cluste
   cublasDestroy(handle);
 }
 
+/// twobody's exact k nearest neighbours of every row among the others (ordered pairs).
+template <class T>
+void BM_twobody_knn(benchmark::State& state, long long n, int dims, bool clustered, int k)
+{
+  auto const& r = rows_of<T>(n, dims, clustered);
+  auto const rows = twobody::make_rows(r.n, r.dims, static_cast<T const*>(r.data));
+  std::int32_t* idx = nullptr;
+  float* val = nullptr;
+  unsigned long long* refined = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&idx, sizeof(std::int32_t) * n * k));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&val, sizeof(float) * n * k));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&refined, sizeof(unsigned long long)));
+  bench::gpu_timer timer;
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    auto x = rows;
+    if (it < 0) { x.size = std::min<long long>(n, 4096); }
+    EXAMPLE_CUDA_CHECK(cudaMemsetAsync(refined, 0, sizeof(unsigned long long), s));
+    twobody::detail::nearest_rows_gpu<T, false, twobody::euclidean>(twobody::ordered_pairs(x), k, idx, val, s, refined);
+  });
+  unsigned long long h_refined = 0;
+  EXAMPLE_CUDA_CHECK(cudaMemcpy(&h_refined, refined, sizeof h_refined, cudaMemcpyDeviceToHost));
+  float last = 0;
+  EXAMPLE_CUDA_CHECK(cudaMemcpy(&last, val + (n * k - 1), sizeof last, cudaMemcpyDeviceToHost));
+  double const npairs = double(n) * double(n - 1);
+  set_rates(state, npairs, dims);
+  state.counters["refined"]   = double(h_refined) / npairs;
+  state.counters["kth_value"] = last;
+  (void)cudaFree(idx);
+  (void)cudaFree(val);
+  (void)cudaFree(refined);
+}
+
+/// Keys (distance, j) of a chunk of C for the baseline's sort: |a_i|^2 + |a_j|^2 - 2 C, the
+/// point itself last.
+__global__ void knn_keys_kernel(float const* c, long long n, long long first_row, long long rows, float const* norms,
+                                unsigned long long* keys)
+{
+  long long const total = rows * n;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total; e += (long long)gridDim.x * blockDim.x) {
+    long long const i = first_row + e / n, j = e % n;
+    float const d     = i == j ? INFINITY : fmaxf(norms[i] + norms[j] - 2.f * c[e], 0.f);
+    keys[e]           = twobody::detail::make_neighbor_key(d, static_cast<std::uint32_t>(j));
+  }
+}
+
+/// The first k keys of every sorted row of the chunk into the result.
+__global__ void knn_take_kernel(unsigned long long const* sorted, long long n, long long first_row, long long rows, int k,
+                                std::int32_t* idx, float* val)
+{
+  long long const total = rows * k;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total; e += (long long)gridDim.x * blockDim.x) {
+    long long const r = e / k, q = e % k;
+    unsigned long long const key = sorted[r * n + q];
+    idx[(first_row + r) * k + q] = twobody::detail::neighbor_index(key);
+    val[(first_row + r) * k + q] = sqrtf(twobody::detail::neighbor_score(key));
+  }
+}
+
+struct row_offset_fn {
+  long long n;
+  __host__ __device__ long long operator()(long long r) const { return r * n; }
+};
+
+/// What a user writes without twobody: cuBLAS GEMM for a chunk of rows, distances, a CUB
+/// segmented sort of each row's (distance, index) keys, the first k (approximate: the GEMM's
+/// FP32/TF32 accumulation decides the order).
+template <class T>
+void BM_cublas_knn(benchmark::State& state, long long n, int dims, bool clustered, int k)
+{
+  auto const& r = rows_of<T>(n, dims, clustered);
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  long long const chunk = std::min<long long>(n, (1024ll << 20) / (20 * n));  // C, keys, sorted: 20 bytes per pair
+  float *c = nullptr, *norms = nullptr, *val = nullptr;
+  unsigned long long *keys = nullptr, *sorted = nullptr;
+  std::int32_t* idx = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&c, sizeof(float) * chunk * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&keys, sizeof(unsigned long long) * chunk * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&sorted, sizeof(unsigned long long) * chunk * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&norms, sizeof(float) * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&idx, sizeof(std::int32_t) * n * k));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&val, sizeof(float) * n * k));
+  auto offsets = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), row_offset_fn{n});
+  std::size_t temp_bytes = 0;
+  EXAMPLE_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, keys, sorted, chunk * n, chunk, offsets, offsets + 1));
+  void* temp = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
+  cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+  cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  float const alpha = 1.f, beta = 0.f;
+  bench::gpu_timer timer;
+  CUBLAS_CHECK(cublasSetStream(handle, timer.stream));
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    long long const nn = it < 0 ? std::min<long long>(n, 4096) : n;
+    norms_kernel<<<unsigned((nn + 255) / 256), 256, 0, s>>>(r.data, nn, dims, norms);
+    for (long long first = 0; first < nn; first += chunk) {
+      long long const rows = std::min(chunk, nn - first);
+      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, r.data, type, dims,
+                                r.data + first * dims, type, dims, &beta, c, CUDA_R_32F, int(nn), compute,
+                                CUBLAS_GEMM_DEFAULT));
+      knn_keys_kernel<<<132 * 8, 256, 0, s>>>(c, nn, first, rows, norms, keys);
+      auto off = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), row_offset_fn{nn});
+      std::size_t bytes = temp_bytes;
+      EXAMPLE_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, rows * nn, rows, off, off + 1, s));
+      knn_take_kernel<<<132 * 4, 256, 0, s>>>(sorted, nn, first, rows, k, idx, val);
+    }
+  });
+  set_rates(state, double(n) * double(n - 1), dims);
+  (void)cudaFree(c);
+  (void)cudaFree(keys);
+  (void)cudaFree(sorted);
+  (void)cudaFree(norms);
+  (void)cudaFree(idx);
+  (void)cudaFree(val);
+  (void)cudaFree(temp);
+  cublasDestroy(handle);
+}
+
 /// The tensor cores' peak: every warp issues independent mma.sync (8 accumulators) in a loop.
 template <bool TF32>
 __global__ void mma_peak_kernel(int iters, float* sink)
@@ -233,6 +357,21 @@ void register_shape(long long n, int dims, bool clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
 }
 
+template <class T>
+void register_knn(long long n, int dims, bool clustered, bool baseline)
+{
+  std::string const tag = std::string(type_name<T>()) + "/" + (clustered ? "clustered" : "uniform") + "/N:" + std::to_string(n) +
+                          "/D:" + std::to_string(dims);
+  for (int k : {10, 100}) {
+    benchmark::RegisterBenchmark(("knn/twobody/" + tag + "/k:" + std::to_string(k)).c_str(), BM_twobody_knn<T>, n, dims, clustered, k)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  }
+  if (baseline) {  // the same work for every k: sorts every row
+    benchmark::RegisterBenchmark(("knn/cublas_sort/" + tag + "/k:10").c_str(), BM_cublas_knn<T>, n, dims, clustered, 10)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(false);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -249,6 +388,9 @@ int main(int argc, char** argv)
     register_shape<__half>(n, dims, true);
     register_shape<__nv_bfloat16>(n, dims, false);
   }
+  for (int dims : {32, 128, 960}) { register_knn<__half>(n, dims, false, dims != 32); }
+  register_knn<__half>(n, 128, true, false);
+  register_knn<float>(n, 128, false, false);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -6,6 +6,7 @@
 
 #include <twobody/highdim.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -104,6 +105,37 @@ float most_common_value(twobody::detail::row_metric_kind m, host_rows<T> const& 
     }
   }
   return best;
+}
+
+/// The k nearest partners of every row by plain sums and a full sort (nearest first: the
+/// smallest value, or the largest for similarities; equal values by the smaller index; NaN
+/// values never; missing entries index -1, value +inf or -inf), an independent reference.
+template <class T>
+twobody::neighbors_result reference_nearest(twobody::pair_mode mode, twobody::detail::row_metric_kind m, host_rows<T> const& a,
+                                            host_rows<T> const& b, int k)
+{
+  bool const larger = twobody::detail::larger_is_nearer_kind(m);
+  twobody::neighbors_result r;
+  r.size = a.n;
+  r.k    = k;
+  for (std::int64_t i = 0; i < a.n; ++i) {
+    std::vector<std::pair<float, std::int64_t>> all;
+    for_each_pair(mode, a.n, mode == twobody::pair_mode::cross ? b.n : a.n, [&](std::int64_t ii, std::int64_t j) {
+      if (ii != i) { return; }
+      float const v = reference_value(m, a, i, mode == twobody::pair_mode::cross ? b : a, j);
+      if (!std::isnan(v)) { all.emplace_back(v, j); }
+    });
+    std::sort(all.begin(), all.end(), [&](auto const& x, auto const& y) {
+      if (x.first != y.first) { return larger ? x.first > y.first : x.first < y.first; }
+      return x.second < y.second;
+    });
+    for (int q = 0; q < k; ++q) {
+      bool const has = q < static_cast<int>(all.size());
+      r.indices.push_back(has ? static_cast<std::int32_t>(all[q].second) : -1);
+      r.values.push_back(has ? all[q].first : (larger ? -INFINITY : INFINITY));
+    }
+  }
+  return r;
 }
 
 }  // namespace tbt

@@ -429,10 +429,11 @@ TEST(Registry, OutputPoliciesAreRegisteredOnce)
     served |= entry::statistics;
     EXPECT_STRNE(to_string(entry::type::kind), "?");
   });
-  EXPECT_EQ(entries, 8);
-  EXPECT_EQ(chosen, 6);  // all but block_privatized and two_pass (baselines)
+  EXPECT_EQ(entries, 9);
+  EXPECT_EQ(chosen, 7);  // all but block_privatized and two_pass (baselines)
   EXPECT_EQ(served, model::serves(statistic_kind::reduction) | model::serves(statistic_kind::histogram) |
-                      model::serves(statistic_kind::per_point) | model::serves(statistic_kind::pair_list));
+                      model::serves(statistic_kind::per_point) | model::serves(statistic_kind::pair_list) |
+                      model::serves(statistic_kind::nearest));
   static_assert(output::warp_privatized::kind == output_kind::warp_privatized);
   static_assert(output::direct_output_buffer<64, output::page_owner::warp>::kind == output_kind::direct_output_buffer);
   EXPECT_STREQ(to_string(output_kind::warp_privatized), "warp_privatized");
@@ -440,6 +441,7 @@ TEST(Registry, OutputPoliciesAreRegisteredOnce)
   EXPECT_STREQ(to_string(output_kind::direct_output_buffer), "direct_output_buffer");
   EXPECT_STREQ(to_string(output_kind::two_pass), "two_pass");
   EXPECT_STREQ(to_string(output_kind::cluster_privatized), "cluster_privatized");
+  EXPECT_STREQ(to_string(output_kind::nearest_lists), "nearest_lists");
 }
 
 // The cluster-shared histogram's host arithmetic: the slot -> (owner, local) division, the

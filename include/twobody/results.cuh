@@ -1,12 +1,14 @@
 /// \file results.cuh
 /// \brief What the one-call statistics return on the host, on every backend: the count type of
-/// a pair set (plain counts, or sums of w_i w_j for weighted sets) and histogram_result.
+/// a pair set (plain counts, or sums of w_i w_j for weighted sets), histogram_result and
+/// neighbors_result.
 #pragma once
 
 #include <twobody/points.cuh>
 
 #include <cuda/std/type_traits>
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,21 @@ struct histogram_result {
     r.pairs  = pairs;
     return r;
   }
+};
+
+/// The k nearest neighbours of every point of A, brought back to the host: row-major
+/// size x k arrays, entry i * k + r for the r-th nearest partner of point i (nearest first,
+/// equal values by smaller index). Where fewer than k partners have a value (the others'
+/// values are NaN), the remaining entries hold index -1 and value +inf (-inf for the
+/// similarities, whose larger values are nearer).
+struct neighbors_result {
+  size_type size = 0;                 ///< points of A
+  int k          = 0;                 ///< neighbours per point
+  std::vector<std::int32_t> indices;  ///< partner indices (into B, or into A for ordered pairs)
+  std::vector<float> values;          ///< the metric's values
+
+  std::int32_t index(size_type i, int r) const { return indices[static_cast<std::size_t>(i) * k + r]; }
+  float value(size_type i, int r) const { return values[static_cast<std::size_t>(i) * k + r]; }
 };
 
 }  // namespace twobody

@@ -17,6 +17,7 @@
 #include <twobody/grid_index.cuh>
 #include <twobody/grid_join.cuh>
 #include <twobody/highdim.cuh>
+#include <twobody/nearest_neighbors.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/input/mma_tile.cuh>
 #include <twobody/input/naive.cuh>

@@ -28,6 +28,7 @@
 
 #include <twobody/detail/config.cuh>
 #include <twobody/detail/engine.cuh>
+#include <twobody/detail/neighbor_keys.cuh>
 #include <twobody/detail/row_exact.cuh>
 #include <twobody/detail/row_rules.cuh>
 #include <twobody/detail/tile_schedule.cuh>
@@ -168,37 +169,28 @@ __device__ __forceinline__ void row_margin(float dot, float fa, float fb, float 
   m *= 1.25f;
 }
 
-/// Tensor-core traversal of the tile pairs of two staged row sets.
-template <class T, row_metric_kind M, class Rule, bool Weighted>
-struct mma_traversal {
-  using policy                           = input::mma_tile;
-  static constexpr int block_threads     = policy::block_threads;
-  static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
-  static constexpr int TS                = policy::tile;
-  static constexpr int words             = policy::chunk_bytes / 4;  ///< 32-bit words per row chunk
-  static constexpr int stride            = words + 4;                ///< padded: fragment loads hit 32 banks
-  static constexpr int KC                = mma_chunk_elements<T>;
+/// The tensor-core products of a 128 x 128 tile pair of two staged row sets, shared by the
+/// traversals of rows: 8 warps of 64 x 32 products, chunks of 64 bytes of every row staged
+/// with cp.async in two shared stages.
+template <class T>
+struct mma_tile_products {
+  using policy                       = input::mma_tile;
+  static constexpr int block_threads = policy::block_threads;
+  static constexpr int TS            = policy::tile;
+  static constexpr int words         = policy::chunk_bytes / 4;  ///< 32-bit words per row chunk
+  static constexpr int stride        = words + 4;                ///< padded: fragment loads hit 32 banks
+  static constexpr int KC            = mma_chunk_elements<T>;
   static_assert(block_threads == 256 && TS == 128, "the warp layout below is 2 x 4 warps of 64 x 32 products");
 
-  struct params {
-    pair_mode mode;
-    staged_row_view<T> a, b;  ///< b == a in self and ordered mode
-    int dims_padded;
-    tile_schedule sched;
-    float rho;
-    float abs_term;
-    Rule rule;
-    unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
-  };
   struct temp_storage {
     std::uint32_t a[2][TS * stride];
     std::uint32_t b[2][TS * stride];
   };
 
-  params const& p;
+  staged_row_view<T> const& a;
+  staged_row_view<T> const& b;
+  int dims_padded;
   temp_storage& smem;
-
-  __device__ mma_traversal(params const& p_, temp_storage& s) : p(p_), smem(s) {}
 
   /// Chunk c of the tile's rows (clamped to the set: rows past the end repeat its last point,
   /// whose pairs are dropped) into the stage at `dst`, 16 bytes per cp.async.
@@ -210,7 +202,7 @@ struct mma_traversal {
       int const r = piece / (words / 4), q = piece % (words / 4);
       size_type row = first + r;
       if (row >= side.size) { row = side.size - 1; }
-      T const* src = side.data + row * p.dims_padded + static_cast<size_type>(c) * KC + q * (16 / int(sizeof(T)));
+      T const* src = side.data + row * dims_padded + static_cast<size_type>(c) * KC + q * (16 / int(sizeof(T)));
       unsigned const to = static_cast<unsigned>(__cvta_generic_to_shared(dst + r * stride + q * 4));
 #if __CUDA_ARCH__ >= 800
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
@@ -242,14 +234,14 @@ struct mma_traversal {
         for (int e = 0; e < 4; ++e) { acc[mt][nt][e] = 0.0f; }
       }
     }
-    int const chunks = p.dims_padded / KC;
-    load_chunk(p.a, row_start, 0, smem.a[0]);
-    load_chunk(p.b, col_start, 0, smem.b[0]);
+    int const chunks = dims_padded / KC;
+    load_chunk(a, row_start, 0, smem.a[0]);
+    load_chunk(b, col_start, 0, smem.b[0]);
     for (int c = 0; c < chunks; ++c) {
       int const st = c & 1;
       if (c + 1 < chunks) {
-        load_chunk(p.a, row_start, c + 1, smem.a[st ^ 1]);
-        load_chunk(p.b, col_start, c + 1, smem.b[st ^ 1]);
+        load_chunk(a, row_start, c + 1, smem.a[st ^ 1]);
+        load_chunk(b, col_start, c + 1, smem.b[st ^ 1]);
 #if __CUDA_ARCH__ >= 800
         asm volatile("cp.async.wait_group 2;\n" ::);
       } else {
@@ -286,6 +278,44 @@ struct mma_traversal {
     }
   }
 
+  /// The exact value of metric M for (i, j), by the whole warp (every lane gets it).
+  __device__ float exact_value(row_metric_kind m, size_type i, size_type j) const
+  {
+    double const s  = exact_sum_warp(a.data + i * dims_padded, b.data + j * dims_padded, dims_padded, sums_products(m));
+    bool const cos_ = m == row_metric_kind::cosine_similarity || m == row_metric_kind::cosine_distance;
+    return metric_from_sum(m, s, cos_ ? a.exact_norms[i] : 0.0, cos_ ? b.exact_norms[j] : 0.0);
+  }
+};
+
+/// Tensor-core traversal of the tile pairs of two staged row sets.
+template <class T, row_metric_kind M, class Rule, bool Weighted>
+struct mma_traversal {
+  using core                             = mma_tile_products<T>;
+  using policy                           = input::mma_tile;
+  static constexpr int block_threads     = policy::block_threads;
+  static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
+  static constexpr int TS                = policy::tile;
+
+  struct params {
+    pair_mode mode;
+    staged_row_view<T> a, b;  ///< b == a in self and ordered mode
+    int dims_padded;
+    tile_schedule sched;
+    float rho;
+    float abs_term;
+    Rule rule;
+    unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
+  };
+  using temp_storage = typename core::temp_storage;
+
+  params const& p;
+  core tiles;
+
+  __device__ mma_traversal(params const& p_, temp_storage& s) : p(p_), tiles{p_.a, p_.b, p_.dims_padded, s} {}
+
+  __device__ static int element_row(int wm, int mt, int e, int g) { return core::element_row(wm, mt, e, g); }
+  __device__ static int element_col(int wn, int nt, int e, int t) { return core::element_col(wn, nt, e, t); }
+
   /// Whether (i, j) is one of the set's pairs (and not padding of a partial tile).
   __device__ __forceinline__ bool is_pair(size_type i, size_type j) const
   {
@@ -300,11 +330,7 @@ struct mma_traversal {
   template <class Visitor>
   __device__ void visit_exact(Visitor& out, size_type i, size_type j)
   {
-    T const* ai     = p.a.data + i * p.dims_padded;
-    T const* bj     = p.b.data + j * p.dims_padded;
-    double const s  = exact_sum_warp(ai, bj, p.dims_padded, sums_products(M));
-    bool const cos_ = M == row_metric_kind::cosine_similarity || M == row_metric_kind::cosine_distance;
-    float const v   = metric_from_sum(M, s, cos_ ? p.a.exact_norms[i] : 0.0, cos_ ? p.b.exact_norms[j] : 0.0);
+    float const v = tiles.exact_value(M, i, j);
     if ((threadIdx.x & 31u) == 0) {
       if (p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
       if constexpr (Weighted) {
@@ -330,7 +356,7 @@ struct mma_traversal {
       size_type const row_start = row * TS, col_start = col * TS;
 
       float acc[4][4][4];
-      products(row_start, col_start, acc);
+      tiles.products(row_start, col_start, acc);
 
       // The points' factors (and weights) of the lane's rows (element e = 2h) and columns (e = h).
       float fa[4][2], fb[4][2], wa[4][2], wb[4][2];
@@ -385,6 +411,119 @@ struct mma_traversal {
 
       if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
       if constexpr (Source::consecutive) { p.sched.advance(row, col); }
+    }
+  }
+};
+
+/// Tensor-core traversal for k nearest neighbours (output::nearest_lists): a unit is a tile of
+/// 128 rows of A against one segment of B's column tiles. For each column tile the block takes
+/// the products; every partner whose score (the value, negated where larger is nearer) minus
+/// its margin can still reach its row's bound is recomputed exactly by a whole warp and offered
+/// to the row's list, so the lists hold the exact k nearest (ties by index) of all partners.
+/// Pairs are those of cross mode (all of B) or ordered mode (all j != i).
+template <class T, row_metric_kind M>
+struct mma_nearest_traversal {
+  using core                             = mma_tile_products<T>;
+  using policy                           = input::mma_tile;
+  static constexpr int block_threads     = policy::block_threads;
+  static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
+  static constexpr int TS                = policy::tile;
+  static constexpr bool larger_nearer    = larger_is_nearer_kind(M);
+
+  struct params {
+    pair_mode mode;
+    staged_row_view<T> a, b;  ///< b == a in ordered mode
+    int dims_padded;
+    float rho;
+    float abs_term;
+    int segments;            ///< units per row tile
+    size_type segment_tiles;  ///< column tiles per segment (the last may have fewer)
+    unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
+  };
+  using temp_storage = typename core::temp_storage;
+
+  params const& p;
+  core tiles;
+
+  __device__ mma_nearest_traversal(params const& p_, temp_storage& s) : p(p_), tiles{p_.a, p_.b, p_.dims_padded, s} {}
+
+  template <class Source, class Visitor>
+  __device__ void run(Source& units, Visitor& out)
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
+    size_type const col_tiles = (p.b.size + TS - 1) / TS;
+    for (unsigned long long unit = 0; units.next(unit);) {
+      size_type const row_start = static_cast<size_type>(unit / p.segments) * TS;
+      int const segment         = static_cast<int>(unit % p.segments);
+      out.begin_unit(row_start, segment);
+
+      // The factors of the lane's rows (element e = 2h of row tile k).
+      float fa[4][2];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          size_type const i = row_start + core::element_row(wm, k, 2 * h, g);
+          fa[k][h]          = row_factor<M>(p.a.terms[i < p.a.size ? i : p.a.size - 1]);
+        }
+      }
+
+      size_type const first = segment * p.segment_tiles;
+      size_type const last  = first + p.segment_tiles < col_tiles ? first + p.segment_tiles : col_tiles;
+      for (size_type ct = first; ct < last; ++ct) {
+        size_type const col_start = ct * TS;
+        float acc[4][4][4];
+        tiles.products(row_start, col_start, acc);
+
+        float fb[4][2], bound[4][2];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            size_type const j = col_start + core::element_col(wn, k, h, t);
+            fb[k][h]          = row_factor<M>(p.b.terms[j < p.b.size ? j : p.b.size - 1]);
+            bound[k][h]       = out.bound(core::element_row(wm, k, 2 * h, g));
+          }
+        }
+
+        // Partners that may reach their row's bound (or whose approximation is not finite).
+        unsigned long long pending = 0;
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              size_type const i = row_start + core::element_row(wm, mt, e, g);
+              size_type const j = col_start + core::element_col(wn, nt, e, t);
+              float v, m;
+              row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
+              float const lowest = __fsub_rd(larger_nearer ? -v : v, m);
+              bool const pair    = i < p.a.size && j < p.b.size && (p.mode == pair_mode::cross || i != j);
+              bool const may     = !(lowest > bound[mt][e >> 1]) || !isfinite(v);
+              if (pair && may) { pending |= 1ull << (mt * 16 + nt * 4 + e); }
+            }
+          }
+        }
+
+        // One partner at a time by the whole warp: the exact value, then the offer.
+        for (;;) {
+          unsigned const who = __ballot_sync(0xffffffffu, pending != 0);
+          if (who == 0) { break; }
+          int const leader             = __ffs(static_cast<int>(who)) - 1;
+          unsigned long long const pm = __shfl_sync(0xffffffffu, pending, leader);
+          int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
+          if (lane == leader) { pending &= pending - 1; }
+          int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
+          int const r       = core::element_row(wm, mt, e, leader >> 2);
+          size_type const j = col_start + core::element_col(wn, nt, e, leader & 3);
+          float const v     = tiles.exact_value(M, row_start + r, j);
+          if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
+          if (!isnan(v)) { out.offer(r, larger_nearer ? -v : v, j); }
+        }
+      }
+      out.end_unit();
     }
   }
 };

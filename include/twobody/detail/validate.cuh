@@ -35,4 +35,19 @@ void validate(pair_set<Points> const& pairs)
   }
 }
 
+/// The checks of a k-nearest-neighbour query, after the pair set's own (every backend).
+template <class Points>
+void validate_nearest(pair_set<Points> const& pairs, int k)
+{
+  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
+                  "nearest_neighbors: self_pairs visit each pair once; use ordered_pairs(x) for every point's "
+                  "neighbours among the others, or cross_pairs(queries, x)");
+  TWOBODY_EXPECTS(k >= 1, "nearest_neighbors: k must be at least 1");
+  if (pairs.a.size == 0) { return; }
+  size_type const partners = pairs.mode == pair_mode::cross ? pairs.b.size : pairs.a.size - 1;
+  TWOBODY_EXPECTS(k <= partners, ("nearest_neighbors: k = " + std::to_string(k) + " but each point has only " +
+                                  std::to_string(partners) + " partners (k must be <= n - 1 for ordered pairs, <= |B| for cross pairs)")
+                                   .c_str());
+}
+
 }  // namespace twobody::detail

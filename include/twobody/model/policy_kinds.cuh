@@ -10,7 +10,8 @@ enum class statistic_kind {
   reduction,  ///< Type I: one value over all pairs (count_pairs, reduce_pairs)
   histogram,  ///< Type II: a histogram of known size (histogram)
   per_point,  ///< Type II with one value per point of A (sum_per_point)
-  pair_list   ///< Type III: a record per qualifying pair, size unknown in advance
+  pair_list,  ///< Type III: a record per qualifying pair, size unknown in advance
+  nearest     ///< the k nearest partners of each point of A (nearest_neighbors)
 };
 
 /// The input families. mma_tile serves high-dimensional rows (rows.cuh) only.
@@ -26,7 +27,8 @@ enum class output_kind {
   block_privatized,
   global_atomics,
   two_pass,
-  cluster_privatized
+  cluster_privatized,
+  nearest_lists
 };
 
 }  // namespace twobody

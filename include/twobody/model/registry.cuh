@@ -21,6 +21,7 @@
 #include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/output/global_atomics.cuh>
+#include <twobody/output/nearest_lists.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/output/registers.cuh>
@@ -292,12 +293,19 @@ struct output_entry<output_kind::cluster_privatized> {
   static constexpr bool chosen_by_model = true;  // where the copies a block holds are too few (sm_90+)
 };
 
+template <>
+struct output_entry<output_kind::nearest_lists> {
+  using type                         = output::nearest_lists;
+  static constexpr unsigned statistics = serves(statistic_kind::nearest);
+  static constexpr bool chosen_by_model = true;  // the one policy of its statistic
+};
+
 template <output_kind... K>
 struct output_kinds {};
 using registered_outputs =
   output_kinds<output_kind::registers, output_kind::per_point_sum, output_kind::warp_privatized,
                output_kind::direct_output_buffer, output_kind::block_privatized, output_kind::global_atomics,
-               output_kind::two_pass, output_kind::cluster_privatized>;
+               output_kind::two_pass, output_kind::cluster_privatized, output_kind::nearest_lists>;
 
 /// Calls fn(output_entry<K>{}) for every registered output policy.
 template <class Fn, output_kind... K>

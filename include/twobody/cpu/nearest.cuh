@@ -1,0 +1,90 @@
+/// \file nearest.cuh
+/// \brief The CPU backend of nearest_neighbors: for every point of A, every partner's value
+/// (rows: the exact evaluation of detail/row_exact.cuh; points: the metric functor), the k
+/// smallest keys (detail/neighbor_keys.cuh: score, then index). OpenMP over the points of A.
+#pragma once
+
+#include <twobody/cpu/backend.cuh>
+#include <twobody/cpu/rows.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/detail/validate.cuh>
+#include <twobody/results.cuh>
+#include <twobody/rows.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace twobody {
+namespace cpu {
+namespace detail {
+
+/// For every point i of A, value(i, j) over its partners; the k smallest keys, nearest first.
+template <class Points, class Value>
+neighbors_result nearest_by(pair_set<Points> const& pairs, int k, bool larger_nearer, Value&& value)
+{
+  using twobody::detail::neighbor_key;
+  size_type const n = pairs.a.size;
+  std::vector<neighbor_key> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(k), twobody::detail::empty_neighbor);
+#pragma omp parallel
+  {
+    std::vector<neighbor_key> keys;
+#pragma omp for schedule(guided)
+    for (std::int64_t i = 0; i < n; ++i) {
+      keys.clear();
+      for_each_partner(pairs, i, [&](std::int64_t j) {
+        float const v = value(i, j);
+        if (!std::isnan(v)) {
+          keys.push_back(twobody::detail::make_neighbor_key(larger_nearer ? -v : v, static_cast<std::uint32_t>(j)));
+        }
+      });
+      std::size_t const take = std::min<std::size_t>(keys.size(), static_cast<std::size_t>(k));
+      std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(take), keys.end());
+      std::copy_n(keys.begin(), take, out.begin() + static_cast<std::ptrdiff_t>(i) * k);
+    }
+  }
+  return twobody::detail::decode_neighbors(out, n, k, larger_nearer);
+}
+
+}  // namespace detail
+
+/// The k nearest partners of every row of A by `metric` (cross pairs: rows of B; ordered
+/// pairs: the other rows of A), by the exact evaluation.
+template <class T, bool W, class Metric>
+neighbors_result nearest_neighbors(pair_set<rows<T, W>> const& pairs, Metric, int k)
+{
+  using namespace twobody::detail;
+  static_assert(is_row_metric<Metric>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  validate(pairs);
+  validate_nearest(pairs, k);
+  constexpr row_metric_kind m = row_metric<Metric>::kind;
+  rows<T, W> const& a = pairs.a;
+  rows<T, W> const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  std::vector<double> const na = cpu::detail::exact_norms(a, m);
+  std::vector<double> const nb = pairs.mode == pair_mode::cross ? cpu::detail::exact_norms(b, m) : na;
+  return detail::nearest_by(pairs, k, larger_is_nearer<Metric>, [&](std::int64_t i, std::int64_t j) {
+    double const s = exact_sum_host(a.data + i * a.ld, b.data + j * b.ld, a.dims, sums_products(m));
+    return metric_from_sum(m, s, na.empty() ? 0.0 : na[static_cast<std::size_t>(i)], nb.empty() ? 0.0 : nb[static_cast<std::size_t>(j)]);
+  });
+}
+
+/// The k nearest partners of every point of A by `metric`, a functor metric(a, b) -> float of
+/// two points (the distances of functors.cuh and row_metrics.cuh, or the caller's own; the
+/// similarities dot_product and cosine_similarity rank larger values nearer).
+template <class Points, class Metric>
+neighbors_result nearest_neighbors(pair_set<Points> const& pairs, Metric metric, int k)
+{
+  static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
+                "nearest_neighbors takes unweighted float points (or rows)");
+  twobody::detail::validate(pairs);
+  twobody::detail::validate_nearest(pairs, k);
+  Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  return detail::nearest_by(pairs, k, twobody::detail::larger_is_nearer<Metric>, [&](std::int64_t i, std::int64_t j) {
+    return static_cast<float>(metric(pairs.a[i], b[j]));
+  });
+}
+
+}  // namespace cpu
+}  // namespace twobody

@@ -1,0 +1,287 @@
+/// \file nearest_neighbors.cuh
+/// \brief The k nearest neighbours of every point, exact, for high-dimensional rows (on the
+/// tensor cores) and low-dimensional float points (on the CUDA cores):
+///
+///     auto x  = twobody::make_rows(n, 128, embeddings);
+///     auto nn = twobody::nearest_neighbors(twobody::ordered_pairs(x), twobody::euclidean{}, 10);
+///     // nn.index(i, 0): the nearest other row to row i, nn.value(i, 0) its distance
+///     auto sim = twobody::nearest_neighbors(twobody::cross_pairs(queries, x), twobody::cosine_similarity{}, 100);
+///
+/// Ordered pairs give every point's k nearest among the others (itself excluded); cross pairs
+/// every query's k nearest points of B. Nearest means the smallest value, except for the
+/// similarities dot_product and cosine_similarity, where it is the largest. Equal values are
+/// ordered by the smaller index. A partner whose value is NaN is never a neighbour; where fewer
+/// than k partners remain, the last entries hold index -1 and value +inf (-inf for similarities).
+///
+/// The answers equal the CPU backend's on every point: for rows, the exact evaluation
+/// (detail/row_exact.cuh) of every partner that the tensor cores' approximation and its proven
+/// margin cannot rule out is computed and ranked; for points, the metric functor's own value.
+/// The GPU keeps one list of k 64-bit keys per point and segment of B (output::nearest_lists)
+/// in device memory: about 8 k bytes per point, times the segments (more segments only where
+/// A has too few tiles to fill the GPU).
+#pragma once
+
+#include <twobody/cpu/nearest.cuh>
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/engine.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/launch.cuh>
+#include <twobody/detail/mma_traversal.cuh>
+#include <twobody/detail/nearest_point_traversal.cuh>
+#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/detail/pinned_array.cuh>
+#include <twobody/detail/staging.cuh>
+#include <twobody/detail/validate.cuh>
+#include <twobody/dispatch/backend.cuh>
+#include <twobody/execution.cuh>
+#include <twobody/highdim.cuh>
+#include <twobody/output/nearest_lists.cuh>
+#include <twobody/results.cuh>
+#include <twobody/rows.cuh>
+
+#include <cub/device/device_segmented_sort.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace twobody {
+namespace detail {
+
+/// Segments of B per tile of A: enough units for about four per block of the persistent grid,
+/// at most one per tile of B, and lists of at most 1 GiB beyond the one segment's.
+inline int nearest_segments(size_type row_tiles, size_type col_tiles, int grid, size_type rows, int k)
+{
+  size_type s = (4 * static_cast<size_type>(grid) + row_tiles - 1) / row_tiles;
+  s           = s < col_tiles ? s : col_tiles;
+  s           = s > 1 ? s : 1;
+  while (s > 1 && static_cast<double>(rows) * static_cast<double>(s) * k * sizeof(neighbor_key) > double(1 << 30)) { --s; }
+  return static_cast<int>(s);
+}
+
+#ifdef __CUDACC__
+/// Output entry q of the size x k result from the lists (segments per row side by side, sorted
+/// together when there are several). (A template: `inline` is not allowed on a __global__ function.)
+template <class Key>
+__global__ void decode_nearest_kernel(Key const* lists, size_type size, int k, int segments, bool larger_nearer,
+                                      std::int32_t* index, float* value)
+{
+  size_type const total = size * k;
+  for (size_type q = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; q < total;
+       q += static_cast<size_type>(gridDim.x) * blockDim.x) {
+    size_type const i      = q / k;
+    Key const key          = lists[i * segments * k + (q - i * k)];
+    index[q]               = neighbor_index(key);
+    value[q]               = neighbor_value(key, larger_nearer);
+  }
+}
+#endif
+
+struct times_fn {
+  long long by;
+  __host__ __device__ long long operator()(long long x) const { return x * by; }
+};
+
+/// The lists of one launch: allocated empty, merged across segments and decoded after it.
+class nearest_lists_buffer {
+ public:
+  nearest_lists_buffer(size_type rows, int k, int segments, cudaStream_t stream)
+    : rows_(rows), k_(k), segments_(segments),
+      keys_(sizeof(neighbor_key) * static_cast<std::size_t>(rows) * segments * k, stream)
+  {
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(keys_.data(), 0xff, keys_.size(), stream));  // every slot empty_neighbor
+  }
+  nearest_lists_visitor<128>::params visitor_params() { return {keys_.as<neighbor_key>(), k_, segments_, rows_}; }
+
+  void finish(bool larger_nearer, std::int32_t* d_index, float* d_value, cudaStream_t stream)
+  {
+    neighbor_key const* lists = keys_.as<neighbor_key>();
+    device_buffer sorted;
+    if (segments_ > 1) {
+      // Each row's segments' lists are sorted runs side by side: one sort of the row's keys.
+      long long const items = static_cast<long long>(rows_) * segments_ * k_;
+      TWOBODY_EXPECTS(items < (1ll << 31), "nearest_neighbors: too many list entries to merge in one sort");
+      auto offsets = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), times_fn{static_cast<long long>(segments_) * k_});
+      sorted       = device_buffer(keys_.size(), stream);
+      std::size_t bytes = 0;
+      TWOBODY_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, lists, sorted.as<neighbor_key>(), items,
+                                                          rows_, offsets, offsets + 1, stream));
+      device_buffer temp(bytes, stream);
+      TWOBODY_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(temp.data(), bytes, lists, sorted.as<neighbor_key>(), items,
+                                                          rows_, offsets, offsets + 1, stream));
+      lists = sorted.as<neighbor_key>();
+    }
+    long long const total = static_cast<long long>(rows_) * k_;
+    int const blocks      = static_cast<int>(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
+    decode_nearest_kernel<<<blocks, 256, 0, stream>>>(lists, rows_, k_, segments_, larger_nearer, d_index, d_value);
+    TWOBODY_CHECK_LAUNCH();
+  }
+
+ private:
+  size_type rows_;
+  int k_, segments_;
+  device_buffer keys_;
+};
+
+/// One launch of the engine with a nearest-neighbour traversal over the tiles of A's `rows` and
+/// col_tiles of B; `walk(segments, segment_tiles)` gives the traversal's parameters. `segments`
+/// 0 chooses them (nearest_segments); tests ask for some.
+template <class Traversal, class Walk>
+void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_nearer, Walk&& walk, std::int32_t* d_index,
+                    float* d_value, cudaStream_t stream, int segments_wanted = 0)
+{
+  using visitor         = nearest_lists_visitor<Traversal::TS>;
+  constexpr auto kernel = pair_engine_kernel<Traversal, visitor, static_units>;
+  size_type const row_tiles = (rows + Traversal::TS - 1) / Traversal::TS;
+  int const full            = persistent_grid(kernel, Traversal::block_threads, 0, ~0ull);
+  int const segments        = segments_wanted > 0 ? static_cast<int>(segments_wanted < col_tiles ? segments_wanted : col_tiles)
+                                                : nearest_segments(row_tiles, col_tiles, full, rows, k);
+  size_type const seg_tiles = (col_tiles + segments - 1) / segments;
+  unsigned long long const units = static_cast<unsigned long long>(row_tiles) * segments;
+  int const grid = static_cast<int>(units < static_cast<unsigned long long>(full) ? units : full);
+  nearest_lists_buffer lists(rows, k, segments, stream);
+  typename Traversal::params const wp = walk(segments, seg_tiles);
+  kernel<<<grid, Traversal::block_threads, 0, stream>>>(wp, lists.visitor_params(), static_units::params{units});
+  TWOBODY_CHECK_LAUNCH();
+  lists.finish(larger_nearer, d_index, d_value, stream);
+}
+
+/// Rows on the tensor cores (mma_nearest_traversal) into d_index / d_value (size x k each).
+template <class T, bool W, class Metric>
+void nearest_rows_gpu(pair_set<rows<T, W>> const& pairs, int k, std::int32_t* d_index, float* d_value, cudaStream_t stream,
+                      unsigned long long* d_refined = nullptr, int segments = 0)
+{
+  constexpr row_metric_kind M = row_metric<Metric>::kind;
+  using traversal             = mma_nearest_traversal<T, M>;
+  if (pairs.a.size == 0) { return; }
+  require_row_tensor_cores();
+  int const dp = padded_dims<T>(pairs.a.dims);
+  staged_rows<T, W> const a(pairs.a, dp, stream);
+  std::optional<staged_rows<T, W>> b;
+  if (pairs.mode == pair_mode::cross) { b.emplace(pairs.b, dp, stream); }
+  staged_row_view<T> const bv = b ? b->view() : a.view();
+  size_type const col_tiles   = (bv.size + traversal::TS - 1) / traversal::TS;
+  launch_nearest<traversal>(
+    pairs.a.size, col_tiles, k, larger_is_nearer<Metric>,
+    [&](int segs, size_type seg_tiles) {
+      return typename traversal::params{pairs.mode, a.view(), bv, dp, mma_relative_error<T>(dp), static_cast<float>(dp) * 0x1p-100f,
+                                        segs, seg_tiles, d_refined};
+    },
+    d_index, d_value, stream, segments);
+}
+
+/// Float points on the CUDA cores (nearest_point_traversal) into d_index / d_value.
+template <class Points, class Metric>
+void nearest_points_gpu(pair_set<Points> const& pairs, Metric const& metric, int k, std::int32_t* d_index, float* d_value,
+                        cudaStream_t stream, int segments = 0)
+{
+  using traversal = nearest_point_traversal<Points, Metric>;
+  if (pairs.a.size == 0) { return; }
+  staged_pairs<Points> const staged(pairs, stream);
+  pair_set<Points> const sp = staged.pairs();
+  size_type const col_tiles = (sp.b.size + traversal::TS - 1) / traversal::TS;
+  launch_nearest<traversal>(
+    sp.a.size, col_tiles, k, larger_is_nearer<Metric>,
+    [&](int segs, size_type seg_tiles) { return typename traversal::params{sp.mode, sp.a, sp.b, metric, segs, seg_tiles}; },
+    d_index, d_value, stream, segments);
+}
+
+/// The GPU form of either kind of set, returned to the host.
+template <class Run>
+neighbors_result nearest_to_host(size_type size, int k, Run&& run, cudaStream_t stream)
+{
+  neighbors_result r;
+  r.size = size;
+  r.k    = k;
+  std::size_t const total = static_cast<std::size_t>(size) * static_cast<std::size_t>(k);
+  if (total == 0) { return r; }
+  device_buffer index(sizeof(std::int32_t) * total, stream), value(sizeof(float) * total, stream);
+  run(index.as<std::int32_t>(), value.as<float>());
+  r.indices.resize(total);
+  r.values.resize(total);
+  copy_to_host_sync(r.indices.data(), index.as<std::int32_t>(), total, stream);
+  copy_to_host_sync(r.values.data(), value.as<float>(), total, stream);
+  return r;
+}
+
+template <class Points, class Metric>
+void check_nearest_points()
+{
+  static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
+                "nearest_neighbors takes unweighted float points (or rows)");
+}
+
+}  // namespace detail
+
+/// The k nearest partners of every row of A into device memory: d_indices and d_values, each
+/// size x k, row-major (A's size times k entries). Asynchronous on `stream`; the rows may be
+/// in host or device memory (they are staged either way).
+template <class T, bool W, class Metric>
+void nearest_neighbors(pair_set<rows<T, W>> const& pairs, Metric, int k, std::int32_t* d_indices, float* d_values,
+                       cudaStream_t stream = 0)
+{
+  static_assert(detail::is_row_metric<Metric>::value,
+                "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  detail::validate(pairs);
+  detail::validate_nearest(pairs, k);
+  detail::require_device_pointer(d_indices, "nearest_neighbors: d_indices");
+  detail::require_device_pointer(d_values, "nearest_neighbors: d_values");
+  detail::nearest_rows_gpu<T, W, Metric>(pairs, k, d_indices, d_values, stream);
+}
+
+/// The same for float points, with any metric functor metric(a, b) -> float.
+template <class Points, class Metric>
+void nearest_neighbors(pair_set<Points> const& pairs, Metric metric, int k, std::int32_t* d_indices, float* d_values,
+                       cudaStream_t stream = 0)
+{
+  detail::check_nearest_points<Points, Metric>();
+  detail::validate(pairs);
+  detail::validate_nearest(pairs, k);
+  detail::require_device_pointer(d_indices, "nearest_neighbors: d_indices");
+  detail::require_device_pointer(d_values, "nearest_neighbors: d_values");
+  detail::nearest_points_gpu(pairs, metric, k, d_indices, d_values, stream);
+}
+
+/// The k nearest partners of every row of A, on the backend `exec` names, returned to the host.
+template <class T, bool W, class Metric>
+neighbors_result nearest_neighbors(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Metric metric, int k)
+{
+  static_assert(detail::is_row_metric<Metric>::value,
+                "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  detail::validate(pairs);
+  detail::validate_nearest(pairs, k);
+  return detail::on_backend(
+    exec, "nearest_neighbors", pairs, [&] { return cpu::nearest_neighbors(pairs, metric, k); },
+    [&](cudaStream_t stream) {
+      return detail::nearest_to_host(
+        pairs.a.size, k, [&](std::int32_t* i, float* v) { detail::nearest_rows_gpu<T, W, Metric>(pairs, k, i, v, stream); }, stream);
+    });
+}
+
+/// The same for float points.
+template <class Points, class Metric>
+neighbors_result nearest_neighbors(execution_policy const& exec, pair_set<Points> const& pairs, Metric metric, int k)
+{
+  detail::check_nearest_points<Points, Metric>();
+  detail::validate(pairs);
+  detail::validate_nearest(pairs, k);
+  return detail::on_backend(
+    exec, "nearest_neighbors", pairs, [&] { return cpu::nearest_neighbors(pairs, metric, k); },
+    [&](cudaStream_t stream) {
+      return detail::nearest_to_host(
+        pairs.a.size, k, [&](std::int32_t* i, float* v) { detail::nearest_points_gpu(pairs, metric, k, i, v, stream); }, stream);
+    });
+}
+
+/// nearest_neighbors under exec::automatic on `stream`.
+template <class Points, class Metric>
+neighbors_result nearest_neighbors(pair_set<Points> const& pairs, Metric metric, int k, cudaStream_t stream = 0)
+{
+  return nearest_neighbors(exec::automatic.on(stream), pairs, metric, k);
+}
+
+}  // namespace twobody

@@ -1,0 +1,114 @@
+/// \file nearest_lists.cuh
+/// \brief Output policy for k nearest neighbours: one sorted list of k (score, index) keys
+/// per point of A (detail/neighbor_keys.cuh), kept in device memory and updated in place.
+///
+/// A unit is a tile of rows of A against a segment of B's points. The block keeps each of its
+/// rows' current k-th score (the bound) in shared memory; a traversal offers a partner only if
+/// its value may beat the bound, and an offer inserts it under a per-row lock, so the lists are
+/// always the k nearest among the partners seen so far. With segments > 1, each segment has its
+/// own lists (the same row's lists lie side by side), merged after the launch.
+#pragma once
+
+#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/model/policy_kinds.cuh>
+#include <twobody/points.cuh>
+
+namespace twobody {
+namespace output {
+
+/// k nearest neighbours per point: sorted lists in device memory, bounds in shared memory.
+struct nearest_lists {
+  static constexpr output_kind kind = output_kind::nearest_lists;
+  static constexpr char const* name = "nearest_lists";
+};
+
+}  // namespace output
+
+namespace detail {
+
+/// The selection visitor of the engine (the traversal calls it directly, not through
+/// step/visit): begin_unit(row_start, segment), bound(r), offer(r, score, j) by a whole warp,
+/// end_unit(). `Rows` is the traversal's rows per unit.
+template <int Rows>
+struct nearest_lists_visitor {
+  static constexpr bool can_fail                 = false;
+  static constexpr bool compiler_register_budget = false;
+  struct params {
+    neighbor_key* lists;  ///< rows of A x segments x k keys, every one empty_neighbor before the launch
+    int k;
+    int segments;
+    size_type rows;  ///< points of A
+  };
+  struct temp_storage {
+    float bound[Rows];  ///< the k-th score of each row's list (+inf while it has fewer than k)
+    int lock[Rows];
+  };
+
+  params const& p;
+  temp_storage& s;
+  neighbor_key* base = nullptr;  ///< the unit's first row's list
+
+  __device__ nearest_lists_visitor(params const& p_, temp_storage& storage, unsigned char*) : p(p_), s(storage) {}
+
+  /// Block-wide: rows row_start .. + Rows (those past the set take nothing), lists of `segment`.
+  __device__ void begin_unit(size_type row_start, int segment)
+  {
+    base = p.lists + (row_start * p.segments + segment) * p.k;
+    for (int r = static_cast<int>(threadIdx.x); r < Rows; r += static_cast<int>(blockDim.x)) {
+      s.bound[r] = row_start + r < p.rows ? neighbor_score(list(r)[p.k - 1]) : -cuda::std::numeric_limits<float>::infinity();
+      s.lock[r]  = 0;
+    }
+    __syncthreads();
+  }
+
+  __device__ neighbor_key* list(int r) const { return base + static_cast<size_type>(r) * p.segments * p.k; }
+
+  /// Row r's bound now (it only falls, so a stale read lets more partners through, never fewer).
+  __device__ float bound(int r) const { return *static_cast<float const volatile*>(&s.bound[r]); }
+
+  /// By all 32 lanes with the same arguments: partner j at `score` (not NaN) into row r's list
+  /// if it beats the list's last entry.
+  __device__ void offer(int r, float score, size_type j)
+  {
+    int const lane             = static_cast<int>(threadIdx.x & 31u);
+    neighbor_key const key     = make_neighbor_key(score, static_cast<std::uint32_t>(j));
+    neighbor_key volatile* lst = list(r);
+    int const k                = p.k;
+    if (lane == 0) {
+      while (atomicCAS(&s.lock[r], 0, 1) != 0) {}
+      __threadfence_block();
+    }
+    __syncwarp();
+    if (key < lst[k - 1]) {
+      // Its position: the entries below it (the list is sorted, keys are distinct).
+      int below = 0;
+      for (int q = lane; q < k; q += 32) { below += lst[q] < key ? 1 : 0; }
+      for (int o = 16; o >= 1; o /= 2) { below += __shfl_xor_sync(0xffffffffu, below, o); }
+      // Entries below .. k - 2 move up one, 32 at a time from the top, each chunk read before written.
+      for (int c = (k - 1) / 32 * 32; c + 31 > below; c -= 32) {
+        int const q       = c + lane;
+        bool const moves  = q > below && q < k;
+        neighbor_key prev = 0;
+        if (moves) { prev = lst[q - 1]; }
+        __syncwarp();
+        if (moves) { lst[q] = prev; }
+        __syncwarp();
+      }
+      if (lane == 0) {
+        lst[below]  = key;
+        s.bound[r] = neighbor_score(lst[k - 1]);
+      }
+    }
+    if (lane == 0) {
+      __threadfence_block();
+      atomicExch(&s.lock[r], 0);
+    }
+    __syncwarp();
+  }
+
+  __device__ void end_unit() { __syncthreads(); }
+  __device__ void finish() {}
+};
+
+}  // namespace detail
+}  // namespace twobody
