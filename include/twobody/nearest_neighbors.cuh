@@ -95,7 +95,10 @@ class nearest_lists_buffer {
   {
     TWOBODY_CUDA_TRY(cudaMemsetAsync(keys_.data(), 0xff, keys_.size(), stream));  // every slot empty_neighbor
   }
-  nearest_lists_visitor<128>::params visitor_params() { return {keys_.as<neighbor_key>(), k_, segments_, rows_}; }
+  nearest_lists_visitor<128>::params visitor_params(bool in_shared)
+  {
+    return {keys_.as<neighbor_key>(), k_, segments_, rows_, in_shared};
+  }
 
   void finish(bool larger_nearer, std::int32_t* d_index, float* d_value, cudaStream_t stream)
   {
@@ -137,7 +140,11 @@ void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_near
   using visitor         = nearest_lists_visitor<Traversal::TS>;
   constexpr auto kernel = pair_engine_kernel<Traversal, visitor, static_units>;
   size_type const row_tiles = (rows + Traversal::TS - 1) / Traversal::TS;
-  int const full            = persistent_grid(kernel, Traversal::block_threads, 0, ~0ull);
+  // The unit's lists in shared memory where they fit beside the traversal's stages.
+  std::size_t const list_bytes = sizeof(neighbor_key) * static_cast<std::size_t>(Traversal::TS) * static_cast<std::size_t>(k);
+  bool const in_shared         = list_bytes <= attributes_of<kernel>().dynamic_limit;
+  std::size_t const dynamic    = in_shared ? list_bytes : 0;
+  int const full               = persistent_grid(kernel, Traversal::block_threads, dynamic, ~0ull);
   int const segments        = segments_wanted > 0 ? static_cast<int>(segments_wanted < col_tiles ? segments_wanted : col_tiles)
                                                 : nearest_segments(row_tiles, col_tiles, full, rows, k);
   size_type const seg_tiles = (col_tiles + segments - 1) / segments;
@@ -145,7 +152,7 @@ void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_near
   int const grid = static_cast<int>(units < static_cast<unsigned long long>(full) ? units : full);
   nearest_lists_buffer lists(rows, k, segments, stream);
   typename Traversal::params const wp = walk(segments, seg_tiles);
-  kernel<<<grid, Traversal::block_threads, 0, stream>>>(wp, lists.visitor_params(), static_units::params{units});
+  kernel<<<grid, Traversal::block_threads, dynamic, stream>>>(wp, lists.visitor_params(in_shared), static_units::params{units});
   TWOBODY_CHECK_LAUNCH();
   lists.finish(larger_nearer, d_index, d_value, stream);
 }

@@ -2,11 +2,13 @@
 /// \brief Output policy for k nearest neighbours: one sorted list of k (score, index) keys
 /// per point of A (detail/neighbor_keys.cuh), kept in device memory and updated in place.
 ///
-/// A unit is a tile of rows of A against a segment of B's points. The block keeps each of its
-/// rows' current k-th score (the bound) in shared memory; a traversal offers a partner only if
-/// its value may beat the bound, and an offer inserts it under a per-row lock, so the lists are
-/// always the k nearest among the partners seen so far. With segments > 1, each segment has its
-/// own lists (the same row's lists lie side by side), merged after the launch.
+/// A unit is a tile of rows of A against a segment of B's points, and has lists of its own: in
+/// dynamic shared memory while they fit (written out at the unit's end), else in place in device
+/// memory. The block keeps each row's current k-th score (the bound) in shared memory; a
+/// traversal offers a partner only if its value may beat the bound, and an offer inserts it
+/// under a per-row lock, so the lists are always the k nearest among the partners seen so far.
+/// With segments > 1, each segment has its own lists (a row's lie side by side), merged after
+/// the launch.
 #pragma once
 
 #include <twobody/detail/neighbor_keys.cuh>
@@ -37,7 +39,8 @@ struct nearest_lists_visitor {
     neighbor_key* lists;  ///< rows of A x segments x k keys, every one empty_neighbor before the launch
     int k;
     int segments;
-    size_type rows;  ///< points of A
+    size_type rows;        ///< points of A
+    bool in_shared;        ///< the unit's lists in dynamic shared memory (Rows x k keys)
   };
   struct temp_storage {
     float bound[Rows];  ///< the k-th score of each row's list (+inf while it has fewer than k)
@@ -46,25 +49,39 @@ struct nearest_lists_visitor {
 
   params const& p;
   temp_storage& s;
-  neighbor_key* base = nullptr;  ///< the unit's first row's list
+  neighbor_key* shared_lists;
+  neighbor_key* global_base = nullptr;  ///< the unit's first row's list in device memory
+  size_type first_row       = 0;
 
-  __device__ nearest_lists_visitor(params const& p_, temp_storage& storage, unsigned char*) : p(p_), s(storage) {}
+  __device__ nearest_lists_visitor(params const& p_, temp_storage& storage, unsigned char* smem)
+    : p(p_), s(storage), shared_lists(reinterpret_cast<neighbor_key*>(smem))
+  {
+  }
 
-  /// Block-wide: rows row_start .. + Rows (those past the set take nothing), lists of `segment`.
+  /// Block-wide: rows row_start .. + Rows (those past the set take nothing), lists of `segment`
+  /// (each unit's own, empty: no other unit has this row tile and segment).
   __device__ void begin_unit(size_type row_start, int segment)
   {
-    base = p.lists + (row_start * p.segments + segment) * p.k;
+    first_row   = row_start;
+    global_base = p.lists + (row_start * p.segments + segment) * p.k;
+    if (p.in_shared) {
+      for (int q = static_cast<int>(threadIdx.x); q < Rows * p.k; q += static_cast<int>(blockDim.x)) { shared_lists[q] = empty_neighbor; }
+    }
     for (int r = static_cast<int>(threadIdx.x); r < Rows; r += static_cast<int>(blockDim.x)) {
-      s.bound[r] = row_start + r < p.rows ? neighbor_score(list(r)[p.k - 1]) : -cuda::std::numeric_limits<float>::infinity();
+      s.bound[r] = row_start + r < p.rows ? cuda::std::numeric_limits<float>::infinity() : -cuda::std::numeric_limits<float>::infinity();
       s.lock[r]  = 0;
     }
     __syncthreads();
   }
 
-  __device__ neighbor_key* list(int r) const { return base + static_cast<size_type>(r) * p.segments * p.k; }
+  __device__ neighbor_key* list(int r) const
+  {
+    return p.in_shared ? shared_lists + r * p.k : global_base + static_cast<size_type>(r) * p.segments * p.k;
+  }
 
   /// Row r's bound now (it only falls, so a stale read lets more partners through, never fewer).
-  __device__ float bound(int r) const { return *static_cast<float const volatile*>(&s.bound[r]); }
+  /// Read and written with atomics: other warps update it without a barrier.
+  __device__ float bound(int r) const { return __uint_as_float(atomicOr(reinterpret_cast<unsigned*>(&s.bound[r]), 0u)); }
 
   /// By all 32 lanes with the same arguments: partner j at `score` (not NaN) into row r's list
   /// if it beats the list's last entry.
@@ -84,6 +101,7 @@ struct nearest_lists_visitor {
       int below = 0;
       for (int q = lane; q < k; q += 32) { below += lst[q] < key ? 1 : 0; }
       for (int o = 16; o >= 1; o /= 2) { below += __shfl_xor_sync(0xffffffffu, below, o); }
+      __syncwarp();  // every lane has read the list before any entry moves
       // Entries below .. k - 2 move up one, 32 at a time from the top, each chunk read before written.
       for (int c = (k - 1) / 32 * 32; c + 31 > below; c -= 32) {
         int const q       = c + lane;
@@ -95,8 +113,8 @@ struct nearest_lists_visitor {
         __syncwarp();
       }
       if (lane == 0) {
-        lst[below]  = key;
-        s.bound[r] = neighbor_score(lst[k - 1]);
+        lst[below] = key;
+        atomicExch(reinterpret_cast<unsigned*>(&s.bound[r]), __float_as_uint(neighbor_score(lst[k - 1])));
       }
     }
     if (lane == 0) {
@@ -106,7 +124,19 @@ struct nearest_lists_visitor {
     __syncwarp();
   }
 
-  __device__ void end_unit() { __syncthreads(); }
+  /// Block-wide: the lists in shared memory out to device memory.
+  __device__ void end_unit()
+  {
+    __syncthreads();
+    if (p.in_shared) {
+      int const valid = static_cast<int>(p.rows - first_row < Rows ? p.rows - first_row : Rows);
+      for (int q = static_cast<int>(threadIdx.x); q < valid * p.k; q += static_cast<int>(blockDim.x)) {
+        int const r = q / p.k;
+        global_base[static_cast<size_type>(r) * p.segments * p.k + (q - r * p.k)] = shared_lists[q];
+      }
+      __syncthreads();  // before the next unit clears them
+    }
+  }
   __device__ void finish() {}
 };
 
