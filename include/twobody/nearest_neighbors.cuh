@@ -215,72 +215,60 @@ neighbors_result nearest_to_host(size_type size, int k, Run&& run, cudaStream_t 
   return r;
 }
 
+/// The checks of the pair set's kind and metric, at compile time.
 template <class Points, class Metric>
-void check_nearest_points()
+void check_nearest()
 {
-  static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
-                "nearest_neighbors takes unweighted float points (or rows)");
+  if constexpr (is_rows_v<Points>) {
+    static_assert(is_row_metric<Metric>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  } else {
+    static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
+                  "nearest_neighbors takes unweighted float points (or rows)");
+  }
+}
+
+/// The GPU form of either kind of set into device memory.
+template <class T, bool W, class Metric>
+void nearest_gpu(pair_set<rows<T, W>> const& pairs, Metric const&, int k, std::int32_t* d_index, float* d_value, cudaStream_t stream)
+{
+  nearest_rows_gpu<T, W, Metric>(pairs, k, d_index, d_value, stream);
+}
+template <class Points, class Metric>
+void nearest_gpu(pair_set<Points> const& pairs, Metric const& metric, int k, std::int32_t* d_index, float* d_value, cudaStream_t stream)
+{
+  nearest_points_gpu(pairs, metric, k, d_index, d_value, stream);
 }
 
 }  // namespace detail
 
-/// The k nearest partners of every row of A into device memory: d_indices and d_values, each
-/// size x k, row-major (A's size times k entries). Asynchronous on `stream`; the rows may be
-/// in host or device memory (they are staged either way).
-template <class T, bool W, class Metric>
-void nearest_neighbors(pair_set<rows<T, W>> const& pairs, Metric, int k, std::int32_t* d_indices, float* d_values,
-                       cudaStream_t stream = 0)
-{
-  static_assert(detail::is_row_metric<Metric>::value,
-                "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
-  detail::validate(pairs);
-  detail::validate_nearest(pairs, k);
-  detail::require_device_pointer(d_indices, "nearest_neighbors: d_indices");
-  detail::require_device_pointer(d_values, "nearest_neighbors: d_values");
-  detail::nearest_rows_gpu<T, W, Metric>(pairs, k, d_indices, d_values, stream);
-}
-
-/// The same for float points, with any metric functor metric(a, b) -> float.
+/// The k nearest partners of every point of A into device memory: d_indices and d_values, each
+/// A's size times k entries, row-major. Rows, or float points with any metric functor
+/// metric(a, b) -> float. Asynchronous on `stream`; the sets may be in host or device memory
+/// (they are staged either way).
 template <class Points, class Metric>
 void nearest_neighbors(pair_set<Points> const& pairs, Metric metric, int k, std::int32_t* d_indices, float* d_values,
                        cudaStream_t stream = 0)
 {
-  detail::check_nearest_points<Points, Metric>();
+  detail::check_nearest<Points, Metric>();
   detail::validate(pairs);
   detail::validate_nearest(pairs, k);
   detail::require_device_pointer(d_indices, "nearest_neighbors: d_indices");
   detail::require_device_pointer(d_values, "nearest_neighbors: d_values");
-  detail::nearest_points_gpu(pairs, metric, k, d_indices, d_values, stream);
+  detail::nearest_gpu(pairs, metric, k, d_indices, d_values, stream);
 }
 
-/// The k nearest partners of every row of A, on the backend `exec` names, returned to the host.
-template <class T, bool W, class Metric>
-neighbors_result nearest_neighbors(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Metric metric, int k)
-{
-  static_assert(detail::is_row_metric<Metric>::value,
-                "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
-  detail::validate(pairs);
-  detail::validate_nearest(pairs, k);
-  return detail::on_backend(
-    exec, "nearest_neighbors", pairs, [&] { return cpu::nearest_neighbors(pairs, metric, k); },
-    [&](cudaStream_t stream) {
-      return detail::nearest_to_host(
-        pairs.a.size, k, [&](std::int32_t* i, float* v) { detail::nearest_rows_gpu<T, W, Metric>(pairs, k, i, v, stream); }, stream);
-    });
-}
-
-/// The same for float points.
+/// The k nearest partners of every point of A, on the backend `exec` names, returned to the host.
 template <class Points, class Metric>
 neighbors_result nearest_neighbors(execution_policy const& exec, pair_set<Points> const& pairs, Metric metric, int k)
 {
-  detail::check_nearest_points<Points, Metric>();
+  detail::check_nearest<Points, Metric>();
   detail::validate(pairs);
   detail::validate_nearest(pairs, k);
   return detail::on_backend(
     exec, "nearest_neighbors", pairs, [&] { return cpu::nearest_neighbors(pairs, metric, k); },
     [&](cudaStream_t stream) {
       return detail::nearest_to_host(
-        pairs.a.size, k, [&](std::int32_t* i, float* v) { detail::nearest_points_gpu(pairs, metric, k, i, v, stream); }, stream);
+        pairs.a.size, k, [&](std::int32_t* i, float* v) { detail::nearest_gpu(pairs, metric, k, i, v, stream); }, stream);
     });
 }
 

@@ -44,6 +44,12 @@ struct rows {
   size_type ld           = 0;  ///< elements between the starts of consecutive points (>= dims)
 };
 
+/// True for row sets (rows<T, W>), false for points and other sets.
+template <class S>
+inline constexpr bool is_rows_v = false;
+template <class T, bool W>
+inline constexpr bool is_rows_v<rows<T, W>> = true;
+
 /// Unweighted view of an n x dims row-major matrix with leading dimension ld (0: ld = dims).
 template <class T>
 rows<T> make_rows(size_type n, int dims, T const* data, size_type ld = 0)

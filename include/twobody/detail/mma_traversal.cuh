@@ -278,6 +278,26 @@ struct mma_tile_products {
     }
   }
 
+  /// Every pair marked in the lanes' `pending` masks (bit mt * 16 + nt * 4 + e of lane L's
+  /// accumulator element), one at a time by the whole warp: fn(row, col) with the pair's tile
+  /// row and column. Empties the masks.
+  template <class Fn>
+  __device__ static void for_each_pending(unsigned long long& pending, Fn&& fn)
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const wm = warp & 1, wn = warp >> 1;
+    for (;;) {
+      unsigned const who = __ballot_sync(0xffffffffu, pending != 0);
+      if (who == 0) { break; }
+      int const leader             = __ffs(static_cast<int>(who)) - 1;
+      unsigned long long const pm = __shfl_sync(0xffffffffu, pending, leader);
+      int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
+      if (lane == leader) { pending &= pending - 1; }
+      int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
+      fn(element_row(wm, mt, e, leader >> 2), element_col(wn, nt, e, leader & 3));
+    }
+  }
+
   /// The exact value of metric M for (i, j), by the whole warp (every lane gets it).
   __device__ float exact_value(row_metric_kind m, size_type i, size_type j) const
   {
@@ -398,16 +418,7 @@ struct mma_traversal {
       }
 
       // The uncertain pairs, one at a time by the whole warp.
-      for (;;) {
-        unsigned const who = __ballot_sync(0xffffffffu, pending != 0);
-        if (who == 0) { break; }
-        int const leader             = __ffs(static_cast<int>(who)) - 1;
-        unsigned long long const pm = __shfl_sync(0xffffffffu, pending, leader);
-        int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
-        if (lane == leader) { pending &= pending - 1; }
-        int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
-        visit_exact(out, row_start + element_row(wm, mt, e, leader >> 2), col_start + element_col(wn, nt, e, leader & 3));
-      }
+      core::for_each_pending(pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
 
       if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
       if constexpr (Source::consecutive) { p.sched.advance(row, col); }
@@ -508,20 +519,12 @@ struct mma_nearest_traversal {
         }
 
         // One partner at a time by the whole warp: the exact value, then the offer.
-        for (;;) {
-          unsigned const who = __ballot_sync(0xffffffffu, pending != 0);
-          if (who == 0) { break; }
-          int const leader             = __ffs(static_cast<int>(who)) - 1;
-          unsigned long long const pm = __shfl_sync(0xffffffffu, pending, leader);
-          int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
-          if (lane == leader) { pending &= pending - 1; }
-          int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
-          int const r       = core::element_row(wm, mt, e, leader >> 2);
-          size_type const j = col_start + core::element_col(wn, nt, e, leader & 3);
+        core::for_each_pending(pending, [&](int r, int c) {
+          size_type const j = col_start + c;
           float const v     = tiles.exact_value(M, row_start + r, j);
           if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
           if (!isnan(v)) { out.offer(r, larger_nearer ? -v : v, j); }
-        }
+        });
       }
       out.end_unit();
     }
