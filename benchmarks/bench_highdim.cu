@@ -143,6 +143,19 @@ __global__ void count_pass_kernel(float const* c, long long n, long long first_r
   if ((threadIdx.x & 31) == 0 && mine != 0) { atomicAdd(count, mine); }
 }
 
+/// C (nn x rows, column-major, FP32) = the inner products of the first nn rows with rows
+/// first .. first + rows - 1, by cuBLAS GemmEx (TF32 for float rows). Column-major view: the
+/// rows are a D x n matrix X, and C = X^T X[:, first:first+rows].
+template <class T>
+void gemm_chunk(cublasHandle_t handle, T const* x, int dims, long long nn, long long first, long long rows, float* c)
+{
+  cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+  cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  float const alpha = 1.f, beta = 0.f;
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, x, type, dims, x + first * dims, type,
+                            dims, &beta, c, CUDA_R_32F, int(nn), compute, CUBLAS_GEMM_DEFAULT));
+}
+
 template <class T>
 void BM_cublas_count(benchmark::State& state, long long n, int dims, bool clustered)
 {
@@ -155,9 +168,7 @@ void BM_cublas_count(benchmark::State& state, long long n, int dims, bool cluste
   EXAMPLE_CUDA_CHECK(cudaMalloc(&c, sizeof(float) * chunk * n));
   EXAMPLE_CUDA_CHECK(cudaMalloc(&norms, sizeof(float) * n));
   EXAMPLE_CUDA_CHECK(cudaMalloc(&count, sizeof(unsigned long long)));
-  cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
-  cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  float const alpha = 1.f, beta = 0.f, t2 = r.threshold * r.threshold;
+  float const t2 = r.threshold * r.threshold;
   bench::gpu_timer timer;
   CUBLAS_CHECK(cublasSetStream(handle, timer.stream));
   unsigned long long h_count = 0;
@@ -167,10 +178,7 @@ void BM_cublas_count(benchmark::State& state, long long n, int dims, bool cluste
     norms_kernel<<<unsigned((nn + 255) / 256), 256, 0, s>>>(r.data, nn, dims, norms);
     for (long long first = 0; first < nn; first += chunk) {
       long long const rows = std::min(chunk, nn - first);
-      // Column-major view: the rows are a D x n matrix X; C (nn x rows) = X^T X[:, first:first+rows].
-      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, r.data, type, dims,
-                                r.data + first * dims, type, dims, &beta, c, CUDA_R_32F, int(nn), compute,
-                                CUBLAS_GEMM_DEFAULT));
+      gemm_chunk(handle, r.data, dims, nn, first, rows, c);
       count_pass_kernel<<<132 * 8, 256, 0, s>>>(c, nn, first, rows, norms, t2, count);
     }
     EXAMPLE_CUDA_CHECK(cudaMemcpyAsync(&h_count, count, sizeof h_count, cudaMemcpyDeviceToHost, s));
@@ -241,11 +249,6 @@ __global__ void knn_take_kernel(unsigned long long const* sorted, long long n, l
   }
 }
 
-struct row_offset_fn {
-  long long n;
-  __host__ __device__ long long operator()(long long r) const { return r * n; }
-};
-
 /// What a user writes without twobody: cuBLAS GEMM for a chunk of rows, distances, a CUB
 /// segmented sort of each row's (distance, index) keys, the first k (approximate: the GEMM's
 /// FP32/TF32 accumulation decides the order).
@@ -265,14 +268,11 @@ void BM_cublas_knn(benchmark::State& state, long long n, int dims, bool clustere
   EXAMPLE_CUDA_CHECK(cudaMalloc(&norms, sizeof(float) * n));
   EXAMPLE_CUDA_CHECK(cudaMalloc(&idx, sizeof(std::int32_t) * n * k));
   EXAMPLE_CUDA_CHECK(cudaMalloc(&val, sizeof(float) * n * k));
-  auto offsets = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), row_offset_fn{n});
+  auto offsets = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), twobody::detail::times_fn{n});
   std::size_t temp_bytes = 0;
   EXAMPLE_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, temp_bytes, keys, sorted, chunk * n, chunk, offsets, offsets + 1));
   void* temp = nullptr;
   EXAMPLE_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
-  cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
-  cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  float const alpha = 1.f, beta = 0.f;
   bench::gpu_timer timer;
   CUBLAS_CHECK(cublasSetStream(handle, timer.stream));
   timer.run(state, [&](cudaStream_t s, long long it) {
@@ -280,11 +280,9 @@ void BM_cublas_knn(benchmark::State& state, long long n, int dims, bool clustere
     norms_kernel<<<unsigned((nn + 255) / 256), 256, 0, s>>>(r.data, nn, dims, norms);
     for (long long first = 0; first < nn; first += chunk) {
       long long const rows = std::min(chunk, nn - first);
-      CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, r.data, type, dims,
-                                r.data + first * dims, type, dims, &beta, c, CUDA_R_32F, int(nn), compute,
-                                CUBLAS_GEMM_DEFAULT));
+      gemm_chunk(handle, r.data, dims, nn, first, rows, c);
       knn_keys_kernel<<<132 * 8, 256, 0, s>>>(c, nn, first, rows, norms, keys);
-      auto off = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), row_offset_fn{nn});
+      auto off = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), twobody::detail::times_fn{nn});
       std::size_t bytes = temp_bytes;
       EXAMPLE_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, rows * nn, rows, off, off + 1, s));
       knn_take_kernel<<<132 * 4, 256, 0, s>>>(sorted, nn, first, rows, k, idx, val);

@@ -5,12 +5,16 @@
 #pragma once
 
 #include <twobody/highdim.cuh>
+#include <twobody/nearest_neighbors.cuh>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace tbt {
@@ -136,6 +140,24 @@ twobody::neighbors_result reference_nearest(twobody::pair_mode mode, twobody::de
     }
   }
   return r;
+}
+
+/// Every index and value of `got` equals `want`'s (the first difference reported).
+inline void expect_same_neighbors(twobody::neighbors_result const& got, twobody::neighbors_result const& want, std::string const& what)
+{
+  ASSERT_EQ(got.size, want.size) << what;
+  ASSERT_EQ(got.k, want.k) << what;
+  ASSERT_EQ(got.indices.size(), want.indices.size()) << what;
+  ASSERT_EQ(got.values.size(), want.values.size()) << what;
+  std::size_t wrong = 0, first = 0;
+  for (std::size_t q = 0; q < got.indices.size(); ++q) {
+    bool const same = got.indices[q] == want.indices[q] &&
+                      (got.values[q] == want.values[q] || (std::isnan(got.values[q]) && std::isnan(want.values[q])));
+    if (!same && wrong++ == 0) { first = q; }
+  }
+  EXPECT_EQ(wrong, 0u) << what << ": first at point " << first / want.k << " rank " << first % want.k << ": got ("
+                       << got.indices[first] << ", " << got.values[first] << ") want (" << want.indices[first] << ", "
+                       << want.values[first] << ")";
 }
 
 }  // namespace tbt

@@ -18,22 +18,6 @@ using namespace twobody;
 
 namespace {
 
-void expect_same(neighbors_result const& gpu, neighbors_result const& cpu, std::string const& what)
-{
-  ASSERT_EQ(gpu.size, cpu.size) << what;
-  ASSERT_EQ(gpu.k, cpu.k) << what;
-  ASSERT_EQ(gpu.indices.size(), cpu.indices.size()) << what;
-  std::size_t wrong = 0, first = 0;
-  for (std::size_t q = 0; q < gpu.indices.size(); ++q) {
-    bool const same = gpu.indices[q] == cpu.indices[q] &&
-                      (gpu.values[q] == cpu.values[q] || (std::isnan(gpu.values[q]) && std::isnan(cpu.values[q])));
-    if (!same && wrong++ == 0) { first = q; }
-  }
-  EXPECT_EQ(wrong, 0u) << what << ": first at point " << first / cpu.k << " rank " << first % cpu.k << ": gpu ("
-                       << gpu.indices[first] << ", " << gpu.values[first] << ") cpu (" << cpu.indices[first] << ", "
-                       << cpu.values[first] << ")";
-}
-
 /// The GPU's lists with `segments` segments of B per tile of A (0: the library's choice).
 template <class T, bool W, class Metric>
 neighbors_result gpu_rows(pair_set<rows<T, W>> const& pairs, Metric, int k, int segments)
@@ -61,7 +45,7 @@ void expect_gpu_equals_cpu(pair_set<rows<T, W>> const& pairs, Metric metric, int
   std::string const where = what + " mode " + to_string(pairs.mode) + " n " + std::to_string(pairs.a.size) + " dims " +
                             std::to_string(pairs.a.dims) + " k " + std::to_string(k);
   for (int s : segments) {
-    expect_same(s == 0 ? nearest_neighbors(exec::gpu, pairs, metric, k) : gpu_rows(pairs, metric, k, s), cpu,
+    tbt::expect_same_neighbors(s == 0 ? nearest_neighbors(exec::gpu, pairs, metric, k) : gpu_rows(pairs, metric, k, s), cpu,
                 where + " segments " + std::to_string(s));
   }
 }
@@ -161,7 +145,7 @@ TEST(GpuNearestMemory, DeviceRowsNaNRowsAndTheDeviceOutputForm)
   gpu.values.resize(val.size());
   thrust::copy(idx.begin(), idx.end(), gpu.indices.begin());
   thrust::copy(val.begin(), val.end(), gpu.values.begin());
-  expect_same(gpu, cpu, "device rows, device output");
+  tbt::expect_same_neighbors(gpu, cpu, "device rows, device output");
   // An empty A: nothing to find, nothing launched.
   auto const none = nearest_neighbors(exec::gpu, cross_pairs(make_rows<__half>(0, 40, nullptr), dev), euclidean{}, 5);
   EXPECT_EQ(none.size, 0);
@@ -184,11 +168,11 @@ TEST(GpuNearestPoints, FloatPointsEqualTheCpu)
   auto const p = make_points(n, x.data(), y.data(), z.data());
   auto const q = make_points(300, x.data() + 400, y.data() + 400, z.data() + 400);
   for (int k : {1, 7, 64, 299}) {
-    expect_same(nearest_neighbors(exec::gpu, ordered_pairs(p), squared_euclidean{}, k),
+    tbt::expect_same_neighbors(nearest_neighbors(exec::gpu, ordered_pairs(p), squared_euclidean{}, k),
                 nearest_neighbors(exec::cpu, ordered_pairs(p), squared_euclidean{}, k), "points ordered");
-    expect_same(nearest_neighbors(exec::gpu, cross_pairs(p, q), euclidean{}, k),
+    tbt::expect_same_neighbors(nearest_neighbors(exec::gpu, cross_pairs(p, q), euclidean{}, k),
                 nearest_neighbors(exec::cpu, cross_pairs(p, q), euclidean{}, k), "points cross");
-    expect_same(nearest_neighbors(exec::gpu, cross_pairs(q, p), dot_product{}, k),
+    tbt::expect_same_neighbors(nearest_neighbors(exec::gpu, cross_pairs(q, p), dot_product{}, k),
                 nearest_neighbors(exec::cpu, cross_pairs(q, p), dot_product{}, k), "points dot product");
   }
   // Device-resident points and a forced segment count.

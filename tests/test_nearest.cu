@@ -15,29 +15,18 @@ using K = detail::row_metric_kind;
 
 namespace {
 
-void expect_same(neighbors_result const& got, neighbors_result const& want, char const* what)
-{
-  ASSERT_EQ(got.size, want.size) << what;
-  ASSERT_EQ(got.k, want.k) << what;
-  EXPECT_EQ(got.indices, want.indices) << what;
-  ASSERT_EQ(got.values.size(), want.values.size()) << what;
-  for (std::size_t q = 0; q < got.values.size(); ++q) {
-    ASSERT_EQ(got.values[q], want.values[q]) << what << " entry " << q;
-  }
-}
-
 template <class T>
 void rows_against_reference(pair_mode mode, tbt::host_rows<T> const& a, tbt::host_rows<T> const& b, int k)
 {
   auto const pairs = mode == pair_mode::cross ? cross_pairs(a.view(), b.view()) : ordered_pairs(a.view());
-  expect_same(nearest_neighbors(exec::cpu, pairs, squared_euclidean{}, k), tbt::reference_nearest(mode, K::squared_euclidean, a, b, k),
+  tbt::expect_same_neighbors(nearest_neighbors(exec::cpu, pairs, squared_euclidean{}, k), tbt::reference_nearest(mode, K::squared_euclidean, a, b, k),
               "squared_euclidean");
-  expect_same(nearest_neighbors(exec::cpu, pairs, euclidean{}, k), tbt::reference_nearest(mode, K::euclidean, a, b, k), "euclidean");
-  expect_same(nearest_neighbors(exec::cpu, pairs, dot_product{}, k), tbt::reference_nearest(mode, K::dot_product, a, b, k),
+  tbt::expect_same_neighbors(nearest_neighbors(exec::cpu, pairs, euclidean{}, k), tbt::reference_nearest(mode, K::euclidean, a, b, k), "euclidean");
+  tbt::expect_same_neighbors(nearest_neighbors(exec::cpu, pairs, dot_product{}, k), tbt::reference_nearest(mode, K::dot_product, a, b, k),
               "dot_product");
-  expect_same(nearest_neighbors(exec::cpu, pairs, cosine_similarity{}, k), tbt::reference_nearest(mode, K::cosine_similarity, a, b, k),
+  tbt::expect_same_neighbors(nearest_neighbors(exec::cpu, pairs, cosine_similarity{}, k), tbt::reference_nearest(mode, K::cosine_similarity, a, b, k),
               "cosine_similarity");
-  expect_same(nearest_neighbors(exec::cpu, pairs, cosine_distance{}, k), tbt::reference_nearest(mode, K::cosine_distance, a, b, k),
+  tbt::expect_same_neighbors(nearest_neighbors(exec::cpu, pairs, cosine_distance{}, k), tbt::reference_nearest(mode, K::cosine_distance, a, b, k),
               "cosine_distance");
 }
 
@@ -91,7 +80,7 @@ TEST(Nearest, NaNRowsAreNeverNeighbours)
       }
     }
   }
-  expect_same(nn, tbt::reference_nearest(pair_mode::ordered, K::euclidean, a, a, 19), "NaN row");
+  tbt::expect_same_neighbors(nn, tbt::reference_nearest(pair_mode::ordered, K::euclidean, a, a, 19), "NaN row");
 }
 
 TEST(Nearest, FloatPointsWithAnyMetric)

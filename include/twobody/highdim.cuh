@@ -102,6 +102,28 @@ class staged_rows {
   staged_row_view<T> view_;
 };
 
+/// Both sides of a row pair set staged (B only in cross mode; otherwise B is A), padded alike,
+/// with the tensor-core margin's constants for that padding.
+template <class T, bool W>
+class staged_row_pairs {
+ public:
+  staged_row_pairs(pair_set<rows<T, W>> const& pairs, cudaStream_t stream)
+    : dims_padded_(padded_dims<T>(pairs.a.dims)), a_(pairs.a, dims_padded_, stream)
+  {
+    if (pairs.mode == pair_mode::cross) { b_.emplace(pairs.b, dims_padded_, stream); }
+  }
+  staged_row_view<T> const& a() const { return a_.view(); }
+  staged_row_view<T> const& b() const { return b_ ? b_->view() : a_.view(); }
+  int dims_padded() const { return dims_padded_; }
+  float rho() const { return mma_relative_error<T>(dims_padded_); }                   ///< the margin's relative term
+  float abs_term() const { return static_cast<float>(dims_padded_) * 0x1p-100f; }  ///< and its absolute one
+
+ private:
+  int dims_padded_;
+  staged_rows<T, W> a_;
+  std::optional<staged_rows<T, W>> b_;
+};
+
 /// The tensor-core path needs mma.sync with TF32/BF16 and cp.async: compute capability 8.0.
 inline void require_row_tensor_cores()
 {
@@ -144,12 +166,9 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
   TWOBODY_EXPECTS(dynamic_smem <= attributes_of<kernel>().dynamic_limit,  // (and raises the kernel's limit to it)
                   "launch_rows: the output needs more shared memory than a block has");
   int const grid = persistent_grid(kernel, traversal::block_threads, dynamic_smem, static_cast<unsigned long long>(sched.total));
-  int const dp   = padded_dims<T>(pairs.a.dims);
-  staged_rows<T, W> const a(pairs.a, dp, stream);
-  std::optional<staged_rows<T, W>> b;
-  if (pairs.mode == pair_mode::cross) { b.emplace(pairs.b, dp, stream); }
-  typename traversal::params walk{pairs.mode, a.view(), b ? b->view() : a.view(), dp, sched, mma_relative_error<T>(dp),
-                                  static_cast<float>(dp) * 0x1p-100f, rule, d_refined};
+  staged_row_pairs<T, W> const staged(pairs, stream);
+  typename traversal::params walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched, staged.rho(), staged.abs_term(),
+                                  rule, d_refined};
   typename visitor::params out{agent_params(grid), f};
   kernel<<<grid, traversal::block_threads, dynamic_smem, stream>>>(walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
   TWOBODY_CHECK_LAUNCH();

@@ -46,7 +46,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 namespace twobody {
@@ -166,17 +165,13 @@ void nearest_rows_gpu(pair_set<rows<T, W>> const& pairs, int k, std::int32_t* d_
   using traversal             = mma_nearest_traversal<T, M>;
   if (pairs.a.size == 0) { return; }
   require_row_tensor_cores();
-  int const dp = padded_dims<T>(pairs.a.dims);
-  staged_rows<T, W> const a(pairs.a, dp, stream);
-  std::optional<staged_rows<T, W>> b;
-  if (pairs.mode == pair_mode::cross) { b.emplace(pairs.b, dp, stream); }
-  staged_row_view<T> const bv = b ? b->view() : a.view();
-  size_type const col_tiles   = (bv.size + traversal::TS - 1) / traversal::TS;
+  staged_row_pairs<T, W> const staged(pairs, stream);
+  size_type const col_tiles = (staged.b().size + traversal::TS - 1) / traversal::TS;
   launch_nearest<traversal>(
     pairs.a.size, col_tiles, k, larger_is_nearer<Metric>,
     [&](int segs, size_type seg_tiles) {
-      return typename traversal::params{pairs.mode, a.view(), bv, dp, mma_relative_error<T>(dp), static_cast<float>(dp) * 0x1p-100f,
-                                        segs, seg_tiles, d_refined};
+      return typename traversal::params{pairs.mode,        staged.a(), staged.b(), staged.dims_padded(), staged.rho(),
+                                        staged.abs_term(), segs,       seg_tiles,  d_refined};
     },
     d_index, d_value, stream, segments);
 }
@@ -213,18 +208,6 @@ neighbors_result nearest_to_host(size_type size, int k, Run&& run, cudaStream_t 
   copy_to_host_sync(r.indices.data(), index.as<std::int32_t>(), total, stream);
   copy_to_host_sync(r.values.data(), value.as<float>(), total, stream);
   return r;
-}
-
-/// The checks of the pair set's kind and metric, at compile time.
-template <class Points, class Metric>
-void check_nearest()
-{
-  if constexpr (is_rows_v<Points>) {
-    static_assert(is_row_metric<Metric>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
-  } else {
-    static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
-                  "nearest_neighbors takes unweighted float points (or rows)");
-  }
 }
 
 /// The GPU form of either kind of set into device memory.

@@ -18,6 +18,22 @@
 #include <vector>
 
 namespace twobody {
+namespace detail {
+
+/// The checks of the pair set's kind and metric, at compile time.
+template <class Points, class Metric>
+void check_nearest()
+{
+  if constexpr (is_rows_v<Points>) {
+    static_assert(is_row_metric<Metric>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  } else {
+    static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
+                  "nearest_neighbors takes unweighted float points (or rows)");
+  }
+}
+
+}  // namespace detail
+
 namespace cpu {
 namespace detail {
 
@@ -56,18 +72,10 @@ template <class T, bool W, class Metric>
 neighbors_result nearest_neighbors(pair_set<rows<T, W>> const& pairs, Metric, int k)
 {
   using namespace twobody::detail;
-  static_assert(is_row_metric<Metric>::value, "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
+  check_nearest<rows<T, W>, Metric>();
   validate(pairs);
   validate_nearest(pairs, k);
-  constexpr row_metric_kind m = row_metric<Metric>::kind;
-  rows<T, W> const& a = pairs.a;
-  rows<T, W> const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  std::vector<double> const na = cpu::detail::exact_norms(a, m);
-  std::vector<double> const nb = pairs.mode == pair_mode::cross ? cpu::detail::exact_norms(b, m) : na;
-  return detail::nearest_by(pairs, k, larger_is_nearer<Metric>, [&](std::int64_t i, std::int64_t j) {
-    double const s = exact_sum_host(a.data + i * a.ld, b.data + j * b.ld, a.dims, sums_products(m));
-    return metric_from_sum(m, s, na.empty() ? 0.0 : na[static_cast<std::size_t>(i)], nb.empty() ? 0.0 : nb[static_cast<std::size_t>(j)]);
-  });
+  return detail::nearest_by(pairs, k, larger_is_nearer<Metric>, detail::row_pair_values<T, W>(pairs, row_metric<Metric>::kind));
 }
 
 /// The k nearest partners of every point of A by `metric`, a functor metric(a, b) -> float of
@@ -76,8 +84,7 @@ neighbors_result nearest_neighbors(pair_set<rows<T, W>> const& pairs, Metric, in
 template <class Points, class Metric>
 neighbors_result nearest_neighbors(pair_set<Points> const& pairs, Metric metric, int k)
 {
-  static_assert(cuda::std::is_same_v<typename Points::value_type, float> && !Points::weighted,
-                "nearest_neighbors takes unweighted float points (or rows)");
+  twobody::detail::check_nearest<Points, Metric>();
   twobody::detail::validate(pairs);
   twobody::detail::validate_nearest(pairs, k);
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;

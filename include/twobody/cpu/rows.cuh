@@ -30,30 +30,42 @@ std::vector<double> exact_norms(rows<T, W> const& r, twobody::detail::row_metric
   return n;
 }
 
-/// Calls visit(i, j, value, weight) for every pair, the value by the exact evaluation; one
+/// The value of metric m for the pair (i, j) of a row pair set by the exact evaluation: the
+/// CPU's definition of every row statistic (B is A outside cross mode).
+template <class T, bool W>
+struct row_pair_values {
+  rows<T, W> a, b;
+  twobody::detail::row_metric_kind m;
+  std::vector<double> na, nb;  ///< exact squared norms (cosines only)
+
+  row_pair_values(pair_set<rows<T, W>> const& pairs, twobody::detail::row_metric_kind metric)
+    : a(pairs.a), b(pairs.mode == pair_mode::cross ? pairs.b : pairs.a), m(metric), na(exact_norms(a, m)),
+      nb(pairs.mode == pair_mode::cross ? exact_norms(b, m) : na)
+  {
+  }
+
+  float operator()(std::int64_t i, std::int64_t j) const
+  {
+    using namespace twobody::detail;
+    double const s = exact_sum_host(a.data + i * a.ld, b.data + j * b.ld, a.dims, sums_products(m));
+    return metric_from_sum(m, s, na.empty() ? 0.0 : na[static_cast<std::size_t>(i)], nb.empty() ? 0.0 : nb[static_cast<std::size_t>(j)]);
+  }
+};
+
+/// Calls visit(state, value, weight) for every pair, the value by the exact evaluation; one
 /// instance of `State` per OpenMP thread, returned for the caller to combine.
 template <class T, bool W, class State, class Visit>
 std::vector<State> for_each_row_pair(pair_set<rows<T, W>> const& pairs, twobody::detail::row_metric_kind m,
                                      State const& init, Visit&& visit)
 {
-  using namespace twobody::detail;
-  rows<T, W> const& a = pairs.a;
-  rows<T, W> const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  std::vector<double> const na = exact_norms(a, m);
-  std::vector<double> const nb = pairs.mode == pair_mode::cross ? exact_norms(b, m) : na;
-  bool const products = sums_products(m);
+  row_pair_values<T, W> const value(pairs, m);
   std::vector<State> priv(static_cast<std::size_t>(max_threads()), init);
 #pragma omp parallel for schedule(guided)
-  for (std::int64_t i = 0; i < a.size; ++i) {
-    State& mine   = priv[static_cast<std::size_t>(thread_id())];
-    T const* ai   = a.data + i * a.ld;
-    double const wi = W ? static_cast<double>(a.weights[i]) : 1.0;
+  for (std::int64_t i = 0; i < value.a.size; ++i) {
+    State& mine     = priv[static_cast<std::size_t>(thread_id())];
+    double const wi = W ? static_cast<double>(value.a.weights[i]) : 1.0;
     for_each_partner(pairs, i, [&](std::int64_t j) {
-      T const* bj    = b.data + j * b.ld;
-      double const s = exact_sum_host(ai, bj, a.dims, products);
-      float const v  = metric_from_sum(m, s, na.empty() ? 0.0 : na[static_cast<std::size_t>(i)],
-                                       nb.empty() ? 0.0 : nb[static_cast<std::size_t>(j)]);
-      visit(mine, v, W ? wi * static_cast<double>(b.weights[j]) : 1.0);
+      visit(mine, value(i, j), W ? wi * static_cast<double>(value.b.weights[j]) : 1.0);
     });
   }
   return priv;
