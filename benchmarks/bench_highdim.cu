@@ -4,13 +4,17 @@
 //    the way users write it today (approximate: no refinement near the threshold);
 //  - the tensor cores' own peak, a plain loop of independent mma.sync in the same run;
 //  - k nearest neighbours (k = 10, 100) of every row among the others: twobody (exact), and
-//    cuBLAS GemmEx chunks plus a CUB segmented sort of each row's (distance, index) keys.
+//    cuBLAS GemmEx chunks plus a CUB segmented sort of each row's (distance, index) keys;
+//  - the similarity self-join within the same threshold (records {i, j, distance}) and Gaussian
+//    kernel sums over the ordered pairs (bandwidth: the threshold), beside the count.
 // Data: uniform in [0, 1)^D, or 64 Gaussian blobs (sigma 0.05 around uniform centres); the
 // threshold is the 1% quantile of a sample of pair distances. Counters: pairs/s, TFLOPS
 // (2 D flops per pair), refined (fraction of pairs recomputed exactly), count.
 #include "bench_common.cuh"
 
 #include <twobody/highdim.cuh>
+#include <twobody/highdim_join.cuh>
+#include <twobody/highdim_per_point.cuh>
 #include <twobody/nearest_neighbors.cuh>
 
 #include <cub/device/device_segmented_sort.cuh>
@@ -223,6 +227,57 @@ void BM_twobody_knn(benchmark::State& state, long long n, int dims, bool cluster
   (void)cudaFree(refined);
 }
 
+/// Similarity self-join of the rows within the count's threshold (about 1% of the pairs), records
+/// {i, j, distance} into device memory (the public one-call form; its pool starts at a sampled
+/// estimate). Counters: pairs/s over all pairs, records/s and bytes/s of records written.
+template <class T>
+void BM_twobody_join(benchmark::State& state, long long n, int dims, bool clustered)
+{
+  auto const& r = rows_of<T>(n, dims, clustered);
+  auto const pairs = twobody::self_pairs(twobody::make_rows(r.n, r.dims, static_cast<T const*>(r.data)));
+  auto const pred  = twobody::closer_than(twobody::euclidean{}, r.threshold);
+  bench::gpu_timer timer;
+  std::size_t records = 0;
+  int rounds          = 0;
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    auto p = pairs;
+    if (it < 0) { p.a.size = p.b.size = std::min<long long>(n, 4096); }
+    auto const result = twobody::join(twobody::exec::gpu.on(s), p, pred);
+    records           = result.size();
+    rounds            = result.stats().rounds;
+  });
+  double const npairs = double(n) * double(n - 1) / 2;
+  set_rates(state, npairs, dims);
+  state.counters["records"]       = double(records);
+  state.counters["rounds"]        = rounds;
+  state.counters["records_per_s"] = benchmark::Counter(double(records) * double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["bytes_per_s"]   = benchmark::Counter(double(records) * sizeof(twobody::index_pair_value<float>) * double(state.iterations()),
+                                                     benchmark::Counter::kIsRate);
+}
+
+/// Gaussian kernel sums of every row over all the others (ordered pairs; each pair serves both
+/// of its rows), bandwidth h = the count's threshold, into device memory (double).
+template <class T>
+void BM_twobody_kernel_sum(benchmark::State& state, long long n, int dims, bool clustered)
+{
+  auto const& r = rows_of<T>(n, dims, clustered);
+  auto const rows = twobody::make_rows(r.n, r.dims, static_cast<T const*>(r.data));
+  double* out = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&out, sizeof(double) * n));
+  bench::gpu_timer timer;
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    auto x = rows;
+    if (it < 0) { x.size = std::min<long long>(n, 4096); }
+    twobody::sum_per_point(twobody::ordered_pairs(x), twobody::gaussian_kernel(r.threshold), out, s);
+  });
+  double first = 0;
+  EXAMPLE_CUDA_CHECK(cudaMemcpy(&first, out, sizeof first, cudaMemcpyDeviceToHost));
+  (void)cudaFree(out);
+  double const npairs = double(n) * double(n - 1);
+  set_rates(state, npairs, dims);
+  state.counters["sum_of_row_0"] = first;
+}
+
 /// Keys (distance, j) of a chunk of C for the baseline's sort: |a_i|^2 + |a_j|^2 - 2 C, the
 /// point itself last.
 __global__ void knn_keys_kernel(float const* c, long long n, long long first_row, long long rows, float const* norms,
@@ -352,6 +407,10 @@ void register_shape(long long n, int dims, bool clustered)
   benchmark::RegisterBenchmark(("count/twobody/" + tag).c_str(), BM_twobody_count<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   benchmark::RegisterBenchmark(("count/cublas_gemm_pass/" + tag).c_str(), BM_cublas_count<T>, n, dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("join/twobody/" + tag).c_str(), BM_twobody_join<T>, n, dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("kernel_sum/twobody/" + tag).c_str(), BM_twobody_kernel_sum<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
 }
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <twobody/highdim.cuh>
+#include <twobody/highdim_join.cuh>
+#include <twobody/highdim_per_point.cuh>
 #include <twobody/nearest_neighbors.cuh>
 
 #include <gtest/gtest.h>
@@ -158,6 +160,72 @@ inline void expect_same_neighbors(twobody::neighbors_result const& got, twobody:
   EXPECT_EQ(wrong, 0u) << what << ": first at point " << first / want.k << " rank " << first % want.k << ": got ("
                        << got.indices[first] << ", " << got.values[first] << ") want (" << want.indices[first] << ", "
                        << want.values[first] << ")";
+}
+
+/// A bound on how far the tensor cores' approximate value of a pair may lie from the exact one:
+/// the margin of detail/mma_traversal.cuh (twice over, for slack) from the exact squared norms
+/// na, nb and the exact value v. Join records of pairs the GPU decided without recomputing
+/// carry the approximation, so they must lie within it.
+template <class T>
+double margin_bound(twobody::detail::row_metric_kind m, int dims, double na, double nb, double v)
+{
+  using K          = twobody::detail::row_metric_kind;
+  int const padded = twobody::detail::padded_dims<T>(dims);
+  double const rho = twobody::detail::mma_relative_error<T>(padded);
+  double const abs_term = padded * 0x1p-100;
+  double ms = (rho + 0x1p-20) * (na + nb) + 0x1p-22 * std::fabs(v) + abs_term;
+  double bound = 0;
+  switch (m) {
+    case K::squared_euclidean: bound = ms; break;
+    case K::euclidean: bound = std::min(std::sqrt(ms), v > 0 ? ms / v : INFINITY) + 0x1p-22 * v; break;
+    case K::dot_product: bound = rho * std::sqrt(na * nb) + 0x1p-22 * std::fabs(v) + abs_term; break;
+    default: bound = rho + 0x1p-20; break;
+  }
+  return 2.5 * bound;
+}
+
+/// The records of a join of rows sorted by (i, j).
+inline std::vector<twobody::index_pair_value<float>> sorted_records(std::vector<twobody::index_pair_value<float>> r)
+{
+  std::sort(r.begin(), r.end(), [](auto const& x, auto const& y) { return x.i < y.i || (x.i == y.i && x.j < y.j); });
+  return r;
+}
+
+/// The same pairs in `got` as in `want` (any order), each value within tol(i, j, exact value)
+/// of want's (0: equal).
+template <class Tol>
+void expect_same_records(std::vector<twobody::index_pair_value<float>> got, std::vector<twobody::index_pair_value<float>> want,
+                         std::string const& what, Tol&& tol)
+{
+  got  = sorted_records(std::move(got));
+  want = sorted_records(std::move(want));
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t wrong = 0, far = 0, first = 0;
+  for (std::size_t q = 0; q < got.size(); ++q) {
+    if (got[q].i != want[q].i || got[q].j != want[q].j) {
+      if (wrong++ == 0) { first = q; }
+    } else if (!(std::fabs(static_cast<double>(got[q].value) - want[q].value) <= tol(want[q].i, want[q].j, want[q].value))) {
+      if (far++ == 0 && wrong == 0) { first = q; }
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what << ": first pair differing at record " << first << ": got (" << got[first].i << ", " << got[first].j
+                       << ") want (" << want[first].i << ", " << want[first].j << ")";
+  EXPECT_EQ(far, 0u) << what << ": first value out of tolerance at (" << want[first].i << ", " << want[first].j << "): got "
+                     << got[first].value << " want " << want[first].value;
+}
+
+/// The records whose reference value (plain double sums) passes keep(v), in (i, j) order.
+template <class T, class Keep>
+std::vector<twobody::index_pair_value<float>> reference_join(twobody::pair_mode mode, twobody::detail::row_metric_kind m,
+                                                             host_rows<T> const& a, host_rows<T> const& b, Keep&& keep)
+{
+  std::vector<twobody::index_pair_value<float>> out;
+  host_rows<T> const& other = mode == twobody::pair_mode::cross ? b : a;
+  for_each_pair(mode, a.n, other.n, [&](std::int64_t i, std::int64_t j) {
+    float const v = reference_value(m, a, i, other, j);
+    if (keep(v)) { out.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), v}); }
+  });
+  return out;
 }
 
 }  // namespace tbt

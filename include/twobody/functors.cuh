@@ -241,6 +241,27 @@ gaussian_kernel_fn<T> gaussian_kernel(T h)
   return {k};
 }
 
+/// f applied to a metric's value: f(metric(a, b)). For kernel sums of any shape, e.g. a
+/// Laplacian kernel `function_of(euclidean{}, laplace{h})` with a `__host__ __device__` laplace;
+/// on rows (rows.cuh) f gets the metric's value as a float.
+template <class Metric, class F>
+struct function_of_fn {
+  Metric metric;
+  F f;
+  template <class P>
+  __host__ __device__ auto operator()(P const& a, P const& b) const
+  {
+    return f(metric(a, b));
+  }
+};
+
+/// f of the metric's value (see function_of_fn).
+template <class Metric, class F>
+function_of_fn<Metric, F> function_of(Metric metric, F f)
+{
+  return {metric, f};
+}
+
 /// Separations along and across a line of sight that is the last axis (plane-parallel
 /// approximation used for the projected correlation function): returns {r_p, pi} with
 /// r_p = |a - b| over the first D - 1 axes and pi = |a_z - b_z|. Bin with bins_2d.

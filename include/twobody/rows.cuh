@@ -102,5 +102,14 @@ void validate(pair_set<rows<T, W>> const& pairs)
   }
 }
 
+/// The checks of a per-point sum over rows (sum_per_point), after validate().
+template <class T, bool W>
+void check_row_sums(pair_set<rows<T, W>> const& pairs)
+{
+  static_assert(!W, "sum_per_point of rows: weighted rows are not supported; fold the weights into f or scale the sums");
+  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
+                  "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
+}
+
 }  // namespace detail
 }  // namespace twobody

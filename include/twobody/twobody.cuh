@@ -17,7 +17,8 @@
 #include <twobody/grid_index.cuh>
 #include <twobody/grid_join.cuh>
 #include <twobody/highdim.cuh>
-#include <twobody/nearest_neighbors.cuh>
+#include <twobody/highdim_join.cuh>
+#include <twobody/highdim_per_point.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/input/mma_tile.cuh>
 #include <twobody/input/naive.cuh>
@@ -30,6 +31,7 @@
 #include <twobody/model/occupancy.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/model/privatization.cuh>
+#include <twobody/nearest_neighbors.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/per_point.cuh>

@@ -119,4 +119,39 @@ histogram_result<pair_count_t<rows<T, W>>> histogram(pair_set<rows<T, W>> const&
   return histogram_result<C>::from_slots(std::move(all), pairs.count());
 }
 
+/// The pairs of rows whose value passes `pred`, as {i, j, value} in (i, j) order.
+template <class T, bool W, class Pred>
+std::vector<index_pair_value<float>> join(pair_set<rows<T, W>> const& pairs, Pred pred)
+{
+  using Record = index_pair_value<float>;
+  twobody::detail::validate(pairs);
+  twobody::detail::row_join_emitter<Pred> const keep{twobody::detail::row_predicate<Pred>(pred)};
+  detail::row_pair_values<T, W> const value(pairs, keep.test.metric);
+  return detail::records_by_row<Record>(value.a.size, [&](std::int64_t i, std::vector<Record>& out) {
+    detail::for_each_partner(pairs, i, [&](std::int64_t j) {
+      Record r{};
+      if (keep(value(i, j), 0.0f, i, j, r)) { out.push_back(r); }
+    });
+  });
+}
+
+/// out[i] = the sum of f(value) over the partners j of row i (cross: all of B; ordered: every
+/// j != i), the terms from the exact values, summed in double.
+template <class T, bool W, class F>
+std::vector<double> sum_per_point(pair_set<rows<T, W>> const& pairs, F f)
+{
+  twobody::detail::validate(pairs);
+  twobody::detail::check_row_sums(pairs);
+  twobody::detail::row_function<F> const term(f);
+  detail::row_pair_values<T, W> const value(pairs, term.metric);
+  std::vector<double> out(static_cast<std::size_t>(value.a.size));
+#pragma omp parallel for schedule(guided)
+  for (std::int64_t i = 0; i < value.a.size; ++i) {
+    double acc = 0;
+    detail::for_each_partner(pairs, i, [&](std::int64_t j) { acc += static_cast<double>(term(value(i, j))); });
+    out[static_cast<std::size_t>(i)] = acc;
+  }
+  return out;
+}
+
 }  // namespace twobody::cpu

@@ -66,7 +66,7 @@ __global__ void gather_pages_kernel(Record const* records, cuda::std::uint32_t c
   }
 }
 
-/// Counts the records a join would emit (size estimates of the grid and sorted joins over
+/// Counts the records a join would emit (size estimates of the grid, sorted and row joins over
 /// sampled work units).
 template <class Record>
 struct record_counter {
@@ -79,6 +79,11 @@ struct record_counter {
   __device__ explicit record_counter(params const& p_) : p(p_) {}
   __device__ void begin_unit() {}
   __device__ void push(Record const&) { ++n; }
+  template <int R, class Rebuild>
+  __device__ void emit_mask(unsigned mask, Rebuild&&)
+  {
+    n += static_cast<unsigned>(__popc(mask));
+  }
   __device__ bool failed() const { return false; }
   __device__ void rollback() {}
   __device__ void finish()

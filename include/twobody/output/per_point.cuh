@@ -61,5 +61,26 @@ struct per_point_sum_agent {
   __device__ void finish() {}
 };
 
+/// The per-point output of traversals that sum a unit's terms per point themselves (the
+/// tensor-core rows, detail/mma_sum_traversal.cuh): add(i, s) adds a partial sum to point i
+/// with one global atomic, once per point and unit.
+template <class Out>
+struct per_point_adder {
+  static constexpr bool can_fail                 = false;
+  static constexpr bool compiler_register_budget = false;
+  struct params {
+    Out* out;  ///< one slot per point, zeroed before the launch
+  };
+  struct temp_storage {};
+
+  Out* out;
+
+  __device__ per_point_adder(params const& p, temp_storage&, unsigned char*) : out(p.out) {}
+  __device__ void begin_unit() {}
+  __device__ void add(size_type i, float s) { atomicAdd(out + i, static_cast<Out>(s)); }
+  __device__ void end_unit(unsigned long long) {}
+  __device__ void finish() {}
+};
+
 }  // namespace detail
 }  // namespace twobody
