@@ -230,7 +230,7 @@ void BM_twobody_knn(benchmark::State& state, long long n, int dims, bool cluster
 /// Similarity self-join of the rows within the count's threshold (about 1% of the pairs), records
 /// {i, j, distance} into device memory (the public one-call form; its pool starts at a sampled
 /// estimate). Counters: pairs/s over all pairs, records/s and bytes/s of records written.
-template <class T>
+template <class T, class Output>
 void BM_twobody_join(benchmark::State& state, long long n, int dims, bool clustered)
 {
   auto const& r = rows_of<T>(n, dims, clustered);
@@ -242,7 +242,7 @@ void BM_twobody_join(benchmark::State& state, long long n, int dims, bool cluste
   timer.run(state, [&](cudaStream_t s, long long it) {
     auto p = pairs;
     if (it < 0) { p.a.size = p.b.size = std::min<long long>(n, 4096); }
-    auto const result = twobody::join(twobody::exec::gpu.on(s), p, pred);
+    auto const result = twobody::join<Output>(twobody::exec::gpu.on(s), p, pred);
     records           = result.size();
     rounds            = result.stats().rounds;
   });
@@ -408,7 +408,15 @@ void register_shape(long long n, int dims, bool clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   benchmark::RegisterBenchmark(("count/cublas_gemm_pass/" + tag).c_str(), BM_cublas_count<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
-  benchmark::RegisterBenchmark(("join/twobody/" + tag).c_str(), BM_twobody_join<T>, n, dims, clustered)
+  using twobody::output::direct_output_buffer;
+  using twobody::output::page_owner;
+  benchmark::RegisterBenchmark(("join/twobody/" + tag).c_str(), BM_twobody_join<T, twobody::default_row_join_output>, n, dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("join/twobody_thread32/" + tag).c_str(), BM_twobody_join<T, direct_output_buffer<32, page_owner::thread>>, n,
+                               dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("join/twobody_warp128/" + tag).c_str(), BM_twobody_join<T, direct_output_buffer<128, page_owner::warp>>, n,
+                               dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   benchmark::RegisterBenchmark(("kernel_sum/twobody/" + tag).c_str(), BM_twobody_kernel_sum<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);

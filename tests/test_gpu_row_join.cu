@@ -198,6 +198,23 @@ TEST(GpuRowJoinRounds, SmallPoolsHostResultsAndStreamingGiveEveryPairOnce)
   EXPECT_EQ(st.results, want.size());
   tbt::expect_same_records(streamed, want, "join_each", exact);
 
+  // Warp-owned pages (the recomputed pairs are pushed by their whole warp) and thread-owned ones.
+  using warp_pages   = output::direct_output_buffer<128, output::page_owner::warp>;
+  using thread_pages = output::direct_output_buffer<32, output::page_owner::thread>;
+  auto const by_warp = join<warp_pages>(exec::gpu, pairs, pred, small);
+  EXPECT_GT(by_warp.stats().rounds, 1);
+  tbt::expect_same_records(by_warp.to_host(), want, "small pool, warp pages", exact);
+  tbt::expect_same_records(join<thread_pages>(exec::gpu, pairs, pred, small).to_host(), want, "small pool, thread pages", exact);
+  auto const g = gaussian_rows<__half>(1000, 200, 3);
+  auto const gp = self_pairs(g.view());
+  auto const near = closer_than(euclidean{}, 0.03f);  // the near-duplicates, recomputed (and pushed) by whole warps
+  auto const gw = join(exec::cpu, gp, near).to_host();
+  ASSERT_GT(gw.size(), 300u);
+  auto const na = norms_of(g);
+  auto margin = [&](std::uint32_t i, std::uint32_t j, float v) { return tbt::margin_bound<__half>(K::euclidean, g.dims, na[i], na[j], v); };
+  tbt::expect_same_records(join<warp_pages>(exec::gpu, gp, near).to_host(), gw, "near duplicates, warp pages", margin);
+  tbt::expect_same_records(join<thread_pages>(exec::gpu, gp, near).to_host(), gw, "near duplicates, thread pages", margin);
+
   auto const estimated = join(exec::gpu, pairs, pred);  // the sampled estimate sizes the pool
   EXPECT_EQ(estimated.stats().rounds, 1);
   EXPECT_GT(estimated.stats().estimated_results, 0u);

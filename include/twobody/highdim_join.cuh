@@ -20,10 +20,11 @@
 /// for the others. A pair with a NaN coordinate never joins.
 ///
 /// The join runs as the points' joins do (join.cuh): one pass into the pages of a direct
-/// output buffer (pages owned by threads), rolled back and resumed in rounds when the pool runs
+/// output buffer (pages owned by warps), rolled back and resumed in rounds when the pool runs
 /// out, with results in device memory, in host memory (join_options::location) or streamed to
 /// a callback (join_each); the pool starts at an estimate counted on up to 1024 sampled tile
-/// pairs (join_options::sample_pairs is not used). GPU record order is unspecified.
+/// pairs (join_options::sample_pairs is not used). GPU record order is unspecified. The
+/// explicit form names the output: join<output::direct_output_buffer<32, output::page_owner::thread>>(...).
 #pragma once
 
 #include <twobody/cpu/rows.cuh>
@@ -50,9 +51,12 @@
 
 namespace twobody {
 
-/// The output of row joins: pages of 32 records per thread (the tensor-core traversal hands
-/// pairs over from every lane, and its recomputed pairs from one lane of a warp).
-using default_row_join_output = output::direct_output_buffer<32, output::page_owner::thread>;
+/// The output of row joins: pages of 128 records per warp (the warp's records land side by
+/// side; its recomputed pairs are pushed by the whole warp). On the H100 at N = 65,536, D = 128
+/// (23 M records) this took 38 ms where pages of 32 records per thread took 108 ms: their
+/// per-lane page logic diverges and stalls on instruction fetch and barriers
+/// (benchmarks/results/rowjoin-*).
+using default_row_join_output = output::direct_output_buffer<128, output::page_owner::warp>;
 
 namespace detail {
 
@@ -61,8 +65,7 @@ template <class Output, class T, bool W, class Pred, class Sink>
 join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sink& sink, join_options const& opt,
                         cudaStream_t stream)
 {
-  static_assert(Output::one_pass && Output::owner == output::page_owner::thread,
-                "row joins take output::direct_output_buffer<PageRecords, output::page_owner::thread>");
+  static_assert(Output::one_pass, "row joins take output::direct_output_buffer<PageRecords, Owner>");
   using Emitter = row_join_emitter<Pred>;
   using Rule    = row_predicate<Pred>;
   using Record  = typename Emitter::record_type;
@@ -70,7 +73,8 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
   constexpr row_metric_kind M = Rule::metric;
   using traversal             = mma_traversal<T, M, Rule, W>;
   constexpr int B             = traversal::block_threads;
-  constexpr auto kernel  = pair_engine_kernel<traversal, join_visitor<thread_page_agent<Record, PS>, Emitter>, dynamic_units>;
+  using agent                 = typename dob_agent_of<Output, Record>::type;
+  constexpr auto kernel  = pair_engine_kernel<traversal, join_visitor<agent, Emitter>, dynamic_units>;
   constexpr auto counter = pair_engine_kernel<traversal, join_visitor<record_counter<Record>, Emitter>, dynamic_units>;
 
   check_options<Output, Record>(opt);
@@ -86,7 +90,7 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
                                         staged.abs_term(), rule, nullptr};
   Emitter const e{rule};
   return run_rounds<Record, PS>(
-    sink, opt, units, grid, B, "a tile pair of 128 x 128 rows",
+    sink, opt, units, grid, Output::owner == output::page_owner::warp ? B / 32 : B, "a tile pair of 128 x 128 rows",
     [&](std::uint64_t& estimate) {
       return estimate_from_sampled_units(units, estimate, stream,
                                          [&](dynamic_units::params const& from_list, unsigned long long* hits, unsigned long long n) {

@@ -350,9 +350,16 @@ struct mma_traversal {
   template <class Visitor>
   __device__ void visit_exact(Visitor& out, size_type i, size_type j)
   {
-    float const v = tiles.exact_value(M, i, j);
-    if ((threadIdx.x & 31u) == 0) {
-      if (p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
+    float const v     = tiles.exact_value(M, i, j);
+    bool const leader = (threadIdx.x & 31u) == 0;
+    if (leader && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
+    if constexpr (has_warp_visits<Visitor>::value) {
+      if constexpr (Weighted) {
+        out.visit_by_warp(v, v, i, j, static_cast<double>(p.a.terms[i].weight) * static_cast<double>(p.b.terms[j].weight), leader);
+      } else {
+        out.visit_by_warp(v, v, i, j, unweighted{}, leader);
+      }
+    } else if (leader) {
       if constexpr (Weighted) {
         out.visit(0, v, v, i, j, static_cast<double>(p.a.terms[i].weight) * static_cast<double>(p.b.terms[j].weight), true);
       } else {

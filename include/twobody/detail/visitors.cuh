@@ -10,7 +10,9 @@
 ///    it together, so warp-wide agents may vote). pair_of(r, use) calls use(a, b, i, j, w, keep)
 ///    for thread slot r's pair if that pair exists; keep false marks padding (evaluated, then
 ///    dropped: cheaper than a branch around it);
-///  - visit(r, a, b, i, j, w, keep): one pair, from any lane (divergent traversals).
+///  - visit(r, a, b, i, j, w, keep): one pair, from any lane (divergent traversals);
+///  - visit_by_warp(a, b, i, j, w, leader): one pair from all 32 lanes of a warp at once (the
+///    rows' exact recomputation), for visitors with warp_visits.
 /// i and j are input indices (only visitors with uses_indices read them, so other traversals
 /// may skip working them out); w is the pair's weight, or `unweighted`.
 
@@ -39,6 +41,21 @@ struct has_masked_accumulate : cuda::std::false_type {};
 template <class Agent>
 struct has_masked_accumulate<Agent, cuda::std::void_t<decltype(Agent::masked_accumulate)>>
   : cuda::std::bool_constant<Agent::masked_accumulate> {};
+
+/// Record agents whose push is called by all 32 lanes together (push(pass, record): warp-owned
+/// pages) declare `static constexpr bool warp_collective = true`.
+template <class Agent, class = void>
+struct is_warp_collective_agent : cuda::std::false_type {};
+template <class Agent>
+struct is_warp_collective_agent<Agent, cuda::std::void_t<decltype(Agent::warp_collective)>>
+  : cuda::std::bool_constant<Agent::warp_collective> {};
+
+/// Visitors that take a pair from a whole warp at once (visit_by_warp) declare
+/// `static constexpr bool warp_visits = true`; traversals that recompute a pair by a warp use it.
+template <class Visitor, class = void>
+struct has_warp_visits : cuda::std::false_type {};
+template <class Visitor>
+struct has_warp_visits<Visitor, cuda::std::void_t<decltype(Visitor::warp_visits)>> : cuda::std::bool_constant<Visitor::warp_visits> {};
 
 /// Pairs through f into a statistic agent (accumulate(v[, w]), end_unit(bound), finish()).
 template <class Agent, class F>
@@ -119,6 +136,7 @@ struct join_visitor {
   static constexpr bool can_fail                 = Agent::can_fail;
   static constexpr bool uses_indices             = true;
   static constexpr bool compiler_register_budget = true;  // see engine_min_blocks_v
+  static constexpr bool warp_visits              = true;
   struct params {
     typename Agent::params agent;
     Emitter e;
@@ -152,6 +170,20 @@ struct join_visitor {
     if (!keep) { return; }
     Record rec;
     if (e(a, b, i, j, rec)) { out.push(rec); }
+  }
+
+  /// One pair handed over by a whole warp (all 32 lanes call it with the same pair, and the
+  /// `leader` lane's call counts): warp-owned pages push it together.
+  template <class P, class W>
+  __device__ __forceinline__ void visit_by_warp(P const& a, P const& b, size_type i, size_type j, W const&, bool leader)
+  {
+    Record rec{};
+    bool const pass = leader && e(a, b, i, j, rec);
+    if constexpr (is_warp_collective_agent<Agent>::value) {
+      out.push(pass, rec);
+    } else if (pass) {
+      out.push(rec);
+    }
   }
 
   __device__ void begin_unit() { out.begin_unit(); }

@@ -188,7 +188,8 @@ struct thread_page_agent {
 /// must be called by all 32 lanes together (join_visitor::step is).
 template <class Record, int PS>
 struct warp_page_agent {
-  static constexpr bool can_fail     = true;
+  static constexpr bool can_fail        = true;
+  static constexpr bool warp_collective = true;  ///< push(pass, record) by all 32 lanes together
   using params                       = page_pool<Record>;
   params pool;
   page_cursor<Record, PS> cur;
