@@ -162,6 +162,23 @@ inline void expect_same_neighbors(twobody::neighbors_result const& got, twobody:
                        << want.values[first] << ")";
 }
 
+/// 1 / (1 + v): a kernel of any shape, for function_of.
+struct inverse_quadratic {
+  __host__ __device__ float operator()(float v) const { return 1.0f / (1.0f + v); }
+};
+
+/// call() must throw a twobody::error whose message contains `words`.
+template <class Call>
+void expect_error(Call&& call, char const* words)
+{
+  try {
+    call();
+    ADD_FAILURE() << "expected twobody::error mentioning '" << words << "'";
+  } catch (twobody::error const& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
 /// A bound on how far the tensor cores' approximate value of a pair may lie from the exact one:
 /// the margin of detail/mma_traversal.cuh (twice over, for slack) from the exact squared norms
 /// na, nb and the exact value v. Join records of pairs the GPU decided without recomputing

@@ -18,11 +18,6 @@ using K = detail::row_metric_kind;
 
 namespace {
 
-/// 1 / (1 + v), for function_of.
-struct inverse_quadratic {
-  __host__ __device__ float operator()(float v) const { return 1.0f / (1.0f + v); }
-};
-
 /// Exact squared norms of the rows of a host set.
 template <class T>
 std::vector<double> norms_of(tbt::host_rows<T> const& a)
@@ -86,8 +81,8 @@ void expect_close_sums(pair_set<rows<T>> const& pairs, tbt::host_rows<T> const& 
   });
   auto const cg = sum_per_point(exec::cpu, pairs, gaussian_kernel(h));
   auto const gg = sum_per_point(exec::gpu, pairs, gaussian_kernel(h));
-  auto const ci = sum_per_point(exec::cpu, pairs, function_of(euclidean{}, inverse_quadratic{}));
-  auto const gi = sum_per_point(exec::gpu, pairs, function_of(euclidean{}, inverse_quadratic{}));
+  auto const ci = sum_per_point(exec::cpu, pairs, function_of(euclidean{}, tbt::inverse_quadratic{}));
+  auto const gi = sum_per_point(exec::gpu, pairs, function_of(euclidean{}, tbt::inverse_quadratic{}));
   ASSERT_EQ(gg.size(), cg.size());
   ASSERT_EQ(gi.size(), ci.size());
   std::size_t bad_g = 0, bad_i = 0;

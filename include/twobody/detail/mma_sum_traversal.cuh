@@ -56,16 +56,8 @@ struct mma_sum_traversal {
       tiles.products(row_start, col_start, acc);
 
       float fa[4][2], fb[4][2];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          size_type const i = row_start + core::element_row(wm, k, 2 * h, g);
-          size_type const j = col_start + core::element_col(wn, k, h, t);
-          fa[k][h]          = row_factor<M>(p.a.terms[i < p.a.size ? i : p.a.size - 1]);
-          fb[k][h]          = row_factor<M>(p.b.terms[j < p.b.size ? j : p.b.size - 1]);
-        }
-      }
+      tiles.template row_factors<M>(row_start, fa);
+      tiles.template col_factors<M>(col_start, fb);
 
       // The terms, summed per row slot (and per column slot when both points take them).
       float rs[4][2] = {}, cs[4][2] = {};

@@ -221,6 +221,38 @@ struct mma_tile_products {
   __device__ static int element_row(int wm, int mt, int e, int g) { return wm * 64 + mt * 16 + g + (e >> 1) * 8; }
   __device__ static int element_col(int wn, int nt, int e, int t) { return wn * 32 + nt * 8 + 2 * t + (e & 1); }
 
+  /// The metric's factors (row_factor) of the lane's rows of the tile from row_start: fa[k][h]
+  /// for element e = 2h of row block k (a row past the set repeats its last point).
+  template <row_metric_kind M>
+  __device__ void row_factors(size_type row_start, float (&fa)[4][2]) const
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), wm = static_cast<int>(threadIdx.x >> 5) & 1;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        size_type const i = row_start + element_row(wm, k, 2 * h, lane >> 2);
+        fa[k][h]          = row_factor<M>(a.terms[i < a.size ? i : a.size - 1]);
+      }
+    }
+  }
+
+  /// The same for the lane's columns of the tile from col_start: fb[k][h] for element e = h of
+  /// column block k.
+  template <row_metric_kind M>
+  __device__ void col_factors(size_type col_start, float (&fb)[4][2]) const
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), wn = static_cast<int>(threadIdx.x >> 5) >> 1;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        size_type const j = col_start + element_col(wn, k, h, lane & 3);
+        fb[k][h]          = row_factor<M>(b.terms[j < b.size ? j : b.size - 1]);
+      }
+    }
+  }
+
   /// acc[mt][nt][e]: the inner products of the warp's 64 x 32 block of the tile pair.
   __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
   {
@@ -476,16 +508,8 @@ struct mma_nearest_traversal {
       int const segment         = static_cast<int>(unit % p.segments);
       out.begin_unit(row_start, segment);
 
-      // The factors of the lane's rows (element e = 2h of row tile k).
       float fa[4][2];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          size_type const i = row_start + core::element_row(wm, k, 2 * h, g);
-          fa[k][h]          = row_factor<M>(p.a.terms[i < p.a.size ? i : p.a.size - 1]);
-        }
-      }
+      tiles.template row_factors<M>(row_start, fa);
 
       size_type const first = segment * p.segment_tiles;
       size_type const last  = first + p.segment_tiles < col_tiles ? first + p.segment_tiles : col_tiles;
@@ -495,14 +519,11 @@ struct mma_nearest_traversal {
         tiles.products(row_start, col_start, acc);
 
         float fb[4][2], bound[4][2];
+        tiles.template col_factors<M>(col_start, fb);
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            size_type const j = col_start + core::element_col(wn, k, h, t);
-            fb[k][h]          = row_factor<M>(p.b.terms[j < p.b.size ? j : p.b.size - 1]);
-            bound[k][h]       = out.bound(core::element_row(wm, k, 2 * h, g));
-          }
+          for (int h = 0; h < 2; ++h) { bound[k][h] = out.bound(core::element_row(wm, k, 2 * h, g)); }
         }
 
         // Partners that may reach their row's bound (or whose approximation is not finite).
