@@ -60,7 +60,8 @@ using default_row_join_output = output::direct_output_buffer<128, output::page_o
 
 namespace detail {
 
-/// One-pass join of rows into `sink` in rounds (join_driver.cuh's run_rounds).
+/// One-pass join of rows into `sink` in rounds (join_driver.cuh's run_rounds). The public forms
+/// have checked the options and the pairs (check_options, on_backend's validate).
 template <class Output, class T, bool W, class Pred, class Sink>
 join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sink& sink, join_options const& opt,
                         cudaStream_t stream)
@@ -77,8 +78,6 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
   constexpr auto kernel  = pair_engine_kernel<traversal, join_visitor<agent, Emitter>, dynamic_units>;
   constexpr auto counter = pair_engine_kernel<traversal, join_visitor<record_counter<Record>, Emitter>, dynamic_units>;
 
-  check_options<Output, Record>(opt);
-  validate(pairs);
   if (pairs.count() == 0) { return {}; }
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
   auto const units          = static_cast<unsigned long long>(sched.total);

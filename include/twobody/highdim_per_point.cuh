@@ -45,13 +45,12 @@ namespace twobody {
 namespace detail {
 
 /// The per-point sums of rows on the GPU into d_out (|A| values, overwritten), asynchronous.
+/// The callers have checked the pairs (validate, check_row_sums).
 template <class T, bool W, class F, class Out>
 void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
 {
   static_assert(cuda::std::is_same_v<Out, float> || cuda::std::is_same_v<Out, double>,
                 "sum_per_point of rows: the output must be float or double");
-  validate(pairs);
-  check_row_sums(pairs);
   using Term = row_function<F>;
   constexpr row_metric_kind M = Term::metric;
   using traversal = mma_sum_traversal<T, M, Term>;
@@ -81,6 +80,8 @@ void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cud
 template <class T, bool W, class F, class Out>
 void sum_per_point(pair_set<rows<T, W>> const& pairs, F f, Out* d_out, cudaStream_t stream = 0)
 {
+  detail::validate(pairs);
+  detail::check_row_sums(pairs);
   detail::sum_rows_gpu(pairs, f, d_out, stream);
 }
 
@@ -91,8 +92,7 @@ std::vector<double> sum_per_point(execution_policy const& exec, pair_set<rows<T,
   return detail::on_backend(
     exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
     [&](cudaStream_t stream) {
-      detail::validate(pairs);
-      detail::check_row_sums(pairs);
+      detail::check_row_sums(pairs);  // (on_backend has validated the pairs)
       std::vector<double> out(static_cast<std::size_t>(pairs.a.size));
       if (out.empty()) { return out; }
       detail::device_buffer d(sizeof(double) * out.size(), stream);
