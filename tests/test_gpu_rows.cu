@@ -1,6 +1,7 @@
-// High-dimensional rows on the GPU (tensor cores, input::mma_tile) against the CPU backend's
-// exact evaluation: every count and histogram must be equal, including data built to put many
-// pairs exactly on the threshold or on bin edges, and real-valued data near a threshold.
+// High-dimensional rows on the GPU (the tensor cores, input::mma_tile, and the CUDA cores,
+// input::simt_rows) against the CPU backend's exact evaluation: every count and histogram must
+// be equal, including data built to put many pairs exactly on the threshold or on bin edges, and
+// real-valued data near a threshold.
 #include "common.cuh"
 #include "rows_data.cuh"
 
@@ -17,13 +18,16 @@ using K = detail::row_metric_kind;
 
 namespace {
 
-/// Runs the same count on both backends and checks they agree.
+/// Runs the same count on the CPU and on the GPU with both input policies and checks they agree.
 template <class T, bool W, class Pred>
 void expect_same_count(pair_set<rows<T, W>> const& pairs, Pred pred, char const* what)
 {
-  auto const cpu = count_pairs(exec::cpu, pairs, pred);
-  auto const gpu = count_pairs(exec::gpu, pairs, pred);
+  auto const cpu  = count_pairs(exec::cpu, pairs, pred);
+  auto const gpu  = count_pairs(exec::gpu, pairs, pred);
+  auto const simt = count_pairs<input::simt_rows>(exec::gpu, pairs, pred);
   EXPECT_EQ(gpu, cpu) << what << " mode " << to_string(pairs.mode) << " n " << pairs.a.size << " dims " << pairs.a.dims;
+  EXPECT_EQ(simt, cpu) << "simt_rows, " << what << " mode " << to_string(pairs.mode) << " n " << pairs.a.size << " dims "
+                       << pairs.a.dims;
 }
 
 template <class T, bool W>
@@ -77,6 +81,9 @@ TYPED_TEST(GpuRows, HistogramsWithEveryPairOnAnEdgeEqualTheCpu)
       EXPECT_EQ(g.counts, c.counts) << what << " " << to_string(pairs.mode);
       EXPECT_EQ(g.outside, c.outside) << what;
       EXPECT_EQ(g.pairs, c.pairs);
+      auto const s = histogram<input::simt_rows>(exec::gpu, pairs, metric, bins);
+      EXPECT_EQ(s.counts, c.counts) << "simt_rows, " << what << " " << to_string(pairs.mode);
+      EXPECT_EQ(s.outside, c.outside) << "simt_rows, " << what;
     };
     expect_same(squared_euclidean{}, sq, "squared_euclidean");
     expect_same(euclidean{}, dist, "euclidean");
@@ -114,6 +121,8 @@ TYPED_TEST(GpuRows, RealValuedRowsNearTheThresholdEqualTheCpu)
     expect_same_count(self_pairs(r), at_least(cosine_similarity{}, 0.f), "cosine, gaussian rows");
     auto const gpu_h = histogram(exec::gpu, self_pairs(r), euclidean{}, uniform_bins<float>(0.f, 100.f, 1000));
     EXPECT_EQ(gpu_h.counts, cpu_h.counts);
+    auto const simt_h = histogram<input::simt_rows>(exec::gpu, self_pairs(r), euclidean{}, uniform_bins<float>(0.f, 100.f, 1000));
+    EXPECT_EQ(simt_h.counts, cpu_h.counts) << "simt_rows";
   }
 }
 

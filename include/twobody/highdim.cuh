@@ -28,6 +28,7 @@
 #include <twobody/detail/histogram_launch.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/mma_traversal.cuh>
+#include <twobody/detail/simt_row_products.cuh>
 #include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/dispatch/backend.cuh>
@@ -102,8 +103,8 @@ class staged_rows {
   staged_row_view<T> view_;
 };
 
-/// Both sides of a row pair set staged (B only in cross mode; otherwise B is A), padded alike,
-/// with the tensor-core margin's constants for that padding.
+/// Both sides of a row pair set staged (B only in cross mode; otherwise B is A), padded alike;
+/// the margin's relative term is the products core's (relative_error).
 template <class T, bool W>
 class staged_row_pairs {
  public:
@@ -115,8 +116,7 @@ class staged_row_pairs {
   staged_row_view<T> const& a() const { return a_.view(); }
   staged_row_view<T> const& b() const { return b_ ? b_->view() : a_.view(); }
   int dims_padded() const { return dims_padded_; }
-  float rho() const { return mma_relative_error<T>(dims_padded_); }                   ///< the margin's relative term
-  float abs_term() const { return static_cast<float>(dims_padded_) * 0x1p-100f; }  ///< and its absolute one
+  float abs_term() const { return static_cast<float>(dims_padded_) * 0x1p-100f; }  ///< the margin's absolute term
 
  private:
   int dims_padded_;
@@ -145,36 +145,47 @@ struct row_value_fn {
 };
 
 /// The engine kernel of a row statistic: the tensor-core traversal, agent `Agent` behind f.
-template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F>
-inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W>, statistic_visitor<Agent, F>, static_units>;
+/// The products core of an input policy of rows: the tensor cores (input::mma_tile, also for
+/// input::automatic) or the CUDA cores (input::simt_rows).
+template <class Input, class T>
+using row_products_t = cuda::std::conditional_t<cuda::std::is_same_v<Input, input::simt_rows>, simt_row_products<T>, mma_tile_products<T>>;
+
+template <class Input, class T>
+inline constexpr bool is_row_input_v = cuda::std::is_same_v<Input, input::automatic> || cuda::std::is_same_v<Input, input::mma_tile> ||
+                                       cuda::std::is_same_v<Input, input::simt_rows>;
+
+template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F, class Core = mma_tile_products<T>>
+inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W, Core>, statistic_visitor<Agent, F>, static_units>;
 
 /// One launch of the engine with the tensor-core traversal: stages the sets, plans a persistent
 /// grid, asks `agent_params(grid)` for the agent's parameters, launches.
-template <row_metric_kind M, class T, bool W, class Rule, class Agent, class F, class AgentParams>
+template <row_metric_kind M, class T, bool W, class Rule, class Agent, class Core = mma_tile_products<T>, class F, class AgentParams>
 void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f, std::size_t dynamic_smem,
                  AgentParams&& agent_params, cudaStream_t stream, unsigned long long* d_refined = nullptr)
 {
-  using traversal = mma_traversal<T, M, Rule, W>;
+  using traversal = mma_traversal<T, M, Rule, W, Core>;
   using visitor   = statistic_visitor<Agent, F>;
-  constexpr auto kernel = row_kernel<T, M, Rule, W, Agent, F>;
+  constexpr auto kernel = row_kernel<T, M, Rule, W, Agent, F, Core>;
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
   if (sched.total == 0) {
     agent_params(0);
     return;
   }
-  require_row_tensor_cores();
-  TWOBODY_EXPECTS(dynamic_smem <= attributes_of<kernel>().dynamic_limit,  // (and raises the kernel's limit to it)
+  if constexpr (cuda::std::is_same_v<Core, mma_tile_products<T>>) { require_row_tensor_cores(); }
+  std::size_t const visitor_limit = visitor_smem_limit<traversal, kernel>();  // (and raises the kernel's limit)
+  TWOBODY_EXPECTS(dynamic_smem <= visitor_limit,
                   "launch_rows: the output needs more shared memory than a block has");
-  int const grid = persistent_grid(kernel, traversal::block_threads, dynamic_smem, static_cast<unsigned long long>(sched.total));
+  std::size_t const smem = traversal_launch_smem<traversal>(dynamic_smem);
+  int const grid         = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);
-  typename traversal::params walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched, staged.rho(), staged.abs_term(),
-                                  rule, d_refined};
+  typename traversal::params walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched,
+                                  Core::relative_error(staged.dims_padded()), staged.abs_term(), rule, d_refined};
   typename visitor::params out{agent_params(grid), f};
-  kernel<<<grid, traversal::block_threads, dynamic_smem, stream>>>(walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
+  kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
   TWOBODY_CHECK_LAUNCH();
 }
 
-template <class T, bool W, class Pred>
+template <class Input = input::mma_tile, class T, bool W, class Pred>
 pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred const& pred, cudaStream_t stream,
                                         unsigned long long* d_refined = nullptr)
 {
@@ -185,7 +196,7 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
   device_buffer result(sizeof(C), stream);
   device_buffer partials;
   int blocks = 0;
-  launch_rows<Rule::metric, T, W, Rule, Agent>(pairs, rule, row_test_fn<Pred>{rule}, 0,
+  launch_rows<Rule::metric, T, W, Rule, Agent, row_products_t<Input, T>>(pairs, rule, row_test_fn<Pred>{rule}, 0,
                                                [&](int grid) {
                                                  blocks   = grid;
                                                  partials = device_buffer(sizeof(C) * static_cast<std::size_t>(grid > 0 ? grid : 1), stream);
@@ -199,7 +210,7 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
   return copy_to_host(result.as<C>(), stream);
 }
 
-template <class T, bool W, class Metric>
+template <class Input, class T, bool W, class Metric>
 histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W>> const& pairs, uniform_bins<float> const& bins,
                                                               cudaStream_t stream)
 {
@@ -214,14 +225,16 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
   using Private = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, false>;
   // One shared copy per block while it fits (the tensor cores, not the updates, set the pace);
   // past that, one global atomic per pair.
-  if (smem <= attributes_of<row_kernel<T, M, Rule, W, Private, row_value_fn>>().dynamic_limit) {
+  using Core                     = row_products_t<Input, T>;
+  std::size_t const shared_limit = visitor_smem_limit<mma_traversal<T, M, Rule, W, Core>, row_kernel<T, M, Rule, W, Private, row_value_fn, Core>>();
+  if (smem <= shared_limit) {
     unsigned long long const limit = flush_limit_for<Counter>(static_cast<unsigned long long>(input::mma_tile::tile) * input::mma_tile::tile);
-    launch_rows<M, T, W, Rule, Private>(pairs, Rule{bins}, row_value_fn{}, smem,
+    launch_rows<M, T, W, Rule, Private, Core>(pairs, Rule{bins}, row_value_fn{}, smem,
                                         [&](int) { return typename Private::params{bins, counts.as<C>(), 1, 0, slots, limit, false}; },
                                         stream);
   } else {
     using Agent = global_histogram_agent<uniform_bins<float>, C, input::mma_tile::block_threads>;
-    launch_rows<M, T, W, Rule, Agent>(pairs, Rule{bins}, row_value_fn{}, 0,
+    launch_rows<M, T, W, Rule, Agent, Core>(pairs, Rule{bins}, row_value_fn{}, 0,
                                       [&](int) { return typename Agent::params{bins, counts.as<C>()}; }, stream);
   }
   std::vector<C> all(static_cast<std::size_t>(slots));
@@ -233,42 +246,46 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
 
 /// Pairs of rows whose metric value passes `pred`: closer_than(metric, t) (value < t),
 /// at_least(metric, t) (value >= t) or within_radius(r) (|a - b|^2 < r^2); weighted sets: the
-/// sum of w_i w_j over them. A pair with a NaN coordinate never passes.
-template <class T, bool W, class Pred>
+/// sum of w_i w_j over them. A pair with a NaN coordinate never passes. Input picks the GPU's
+/// products: input::mma_tile (the tensor cores; also what input::automatic takes) or
+/// input::simt_rows (FP32 on the CUDA cores); the answer is the same exact one either way.
+template <class Input = input::automatic, class T, bool W, class Pred>
 pair_count_t<rows<T, W>> count_pairs(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred pred)
 {
+  static_assert(detail::is_row_input_v<Input, T>, "rows take input::automatic, input::mma_tile or input::simt_rows");
   return detail::on_backend(
     exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
-    [&](cudaStream_t stream) { return detail::count_rows_gpu(pairs, pred, stream); });
+    [&](cudaStream_t stream) { return detail::count_rows_gpu<Input>(pairs, pred, stream); });
 }
 
 /// count_pairs of rows under exec::automatic on `stream`.
-template <class T, bool W, class Pred>
+template <class Input = input::automatic, class T, bool W, class Pred>
 pair_count_t<rows<T, W>> count_pairs(pair_set<rows<T, W>> const& pairs, Pred pred, cudaStream_t stream = 0)
 {
-  return count_pairs(exec::automatic.on(stream), pairs, pred);
+  return count_pairs<Input>(exec::automatic.on(stream), pairs, pred);
 }
 
 /// Histogram of a metric's values over the pairs of rows: bins.size() counts and the pairs
-/// outside the bins (below, above, NaN).
-template <class T, bool W, class Metric>
+/// outside the bins (below, above, NaN). Input as for count_pairs.
+template <class Input = input::automatic, class T, bool W, class Metric>
 histogram_result<pair_count_t<rows<T, W>>> histogram(execution_policy const& exec, pair_set<rows<T, W>> const& pairs,
                                                      Metric metric, uniform_bins<float> const& bins)
 {
+  static_assert(detail::is_row_input_v<Input, T>, "rows take input::automatic, input::mma_tile or input::simt_rows");
   static_assert(detail::is_row_metric<Metric>::value,
                 "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
   return detail::on_backend(
     exec, "histogram", pairs, [&] { return cpu::histogram(pairs, metric, bins); },
-    [&](cudaStream_t stream) { return detail::histogram_rows_gpu<T, W, Metric>(pairs, bins, stream); });
+    [&](cudaStream_t stream) { return detail::histogram_rows_gpu<Input, T, W, Metric>(pairs, bins, stream); });
 }
 
 /// histogram of rows under exec::automatic on `stream`.
-template <class T, bool W, class Metric>
+template <class Input = input::automatic, class T, bool W, class Metric>
 histogram_result<pair_count_t<rows<T, W>>> histogram(pair_set<rows<T, W>> const& pairs, Metric metric,
                                                      uniform_bins<float> const& bins, cudaStream_t stream = 0)
 {
-  return histogram(exec::automatic.on(stream), pairs, metric, bins);
+  return histogram<Input>(exec::automatic.on(stream), pairs, metric, bins);
 }
 
 }  // namespace twobody

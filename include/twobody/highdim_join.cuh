@@ -82,10 +82,14 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
   auto const units          = static_cast<unsigned long long>(sched.total);
   require_row_tensor_cores();
-  int const grid = persistent_grid(kernel, B, 0, units);
+  // The products' stages live in dynamic shared memory past 48 KiB: raise both kernels' limits.
+  constexpr std::size_t smem = traversal_launch_smem<traversal>(0);
+  TWOBODY_EXPECTS(smem <= attributes_of<kernel>().dynamic_limit && smem <= attributes_of<counter>().dynamic_limit,
+                  "row join: the tensor-core stages need more shared memory than a block has");
+  int const grid = persistent_grid(kernel, B, smem, units);
   staged_row_pairs<T, W> const staged(pairs, stream);
   Rule const rule(pred);
-  typename traversal::params const walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched, staged.rho(),
+  typename traversal::params const walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched, traversal::core::relative_error(staged.dims_padded()),
                                         staged.abs_term(), rule, nullptr};
   Emitter const e{rule};
   return run_rounds<Record, PS>(
@@ -94,12 +98,12 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
       return estimate_from_sampled_units(units, estimate, stream,
                                          [&](dynamic_units::params const& from_list, unsigned long long* hits, unsigned long long n) {
                                            int const blocks = static_cast<int>(std::min<unsigned long long>(grid, n));
-                                           counter<<<blocks, B, 0, stream>>>(walk, {{hits}, e}, from_list);
+                                           counter<<<blocks, B, smem, stream>>>(walk, {{hits}, e}, from_list);
                                            TWOBODY_CHECK_LAUNCH();
                                          });
     },
     [&](page_pool<Record> const& pool, dynamic_units::params const& handing, int blocks) {
-      kernel<<<blocks, B, 0, stream>>>(walk, {pool, e}, handing);
+      kernel<<<blocks, B, smem, stream>>>(walk, {pool, e}, handing);
       TWOBODY_CHECK_LAUNCH();
     },
     stream);

@@ -141,8 +141,9 @@ void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_near
   size_type const row_tiles = (rows + Traversal::TS - 1) / Traversal::TS;
   // The unit's lists in shared memory where they fit beside the traversal's stages.
   std::size_t const list_bytes = sizeof(neighbor_key) * static_cast<std::size_t>(Traversal::TS) * static_cast<std::size_t>(k);
-  bool const in_shared         = list_bytes <= attributes_of<kernel>().dynamic_limit;
-  std::size_t const dynamic    = in_shared ? list_bytes : 0;
+  std::size_t const list_limit = visitor_smem_limit<Traversal, kernel>();
+  bool const in_shared         = list_bytes <= list_limit;
+  std::size_t const dynamic    = traversal_launch_smem<Traversal>(in_shared ? list_bytes : 0);
   int const full               = persistent_grid(kernel, Traversal::block_threads, dynamic, ~0ull);
   int const segments        = segments_wanted > 0 ? static_cast<int>(segments_wanted < col_tiles ? segments_wanted : col_tiles)
                                                 : nearest_segments(row_tiles, col_tiles, full, rows, k);
@@ -170,7 +171,7 @@ void nearest_rows_gpu(pair_set<rows<T, W>> const& pairs, int k, std::int32_t* d_
   launch_nearest<traversal>(
     pairs.a.size, col_tiles, k, larger_is_nearer<Metric>,
     [&](int segs, size_type seg_tiles) {
-      return typename traversal::params{pairs.mode,        staged.a(), staged.b(), staged.dims_padded(), staged.rho(),
+      return typename traversal::params{pairs.mode,        staged.a(), staged.b(), staged.dims_padded(), traversal::core::relative_error(staged.dims_padded()),
                                         staged.abs_term(), segs,       seg_tiles,  d_refined};
     },
     d_index, d_value, stream, segments);

@@ -21,6 +21,7 @@
 #include <twobody/highdim_per_point.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/input/mma_tile.cuh>
+#include <twobody/input/simt_rows.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>

@@ -137,6 +137,23 @@ inline constexpr int min_blocks_per_sm_v<Policy, cuda::std::void_t<decltype(Poli
 template <class Traversal, class Visitor>
 inline constexpr int engine_min_blocks_v = Visitor::compiler_register_budget ? 0 : Traversal::min_blocks_per_sm;
 
+/// Dynamic shared memory a traversal takes before the visitor's (its dynamic_bytes, else 0):
+/// room past the 48 KiB of static shared memory (the tensor-core traversals' stages). Such a
+/// traversal is constructed with (params, temp_storage&, unsigned char* dynamic); every launch
+/// adds these bytes to the visitor's (traversal_launch_smem).
+template <class Traversal, class = void>
+inline constexpr std::size_t traversal_dynamic_bytes_v = 0;
+template <class Traversal>
+inline constexpr std::size_t traversal_dynamic_bytes_v<Traversal, cuda::std::void_t<decltype(Traversal::dynamic_bytes)>> =
+  Traversal::dynamic_bytes;
+
+/// The dynamic shared memory of a launch whose visitor needs `visitor_bytes`.
+template <class Traversal>
+constexpr std::size_t traversal_launch_smem(std::size_t visitor_bytes)
+{
+  return traversal_dynamic_bytes_v<Traversal> + visitor_bytes;
+}
+
 /// The end of a unit, the same for every traversal. Outputs that can run out of space vote
 /// (one barrier): if any thread ran out, the whole unit is undone and handed back, and the
 /// block stops (false); the host redoes the unit in the next round, so no record is lost or
@@ -167,10 +184,18 @@ __global__ void __launch_bounds__(Traversal::block_threads, (engine_min_blocks_v
   __shared__ typename Traversal::temp_storage walk_storage;
   __shared__ typename Visitor::temp_storage out_storage;
   __shared__ typename Source::temp_storage unit_storage;
-  extern __shared__ __align__(16) unsigned char dynamic_smem[];
+  extern __shared__ __align__(128) unsigned char dynamic_smem[];
 
-  Traversal walk(walk_params, walk_storage);
-  Visitor out(out_params, out_storage, dynamic_smem);
+  constexpr std::size_t walk_bytes = traversal_dynamic_bytes_v<Traversal>;
+  static_assert(walk_bytes % 128 == 0, "a traversal's dynamic shared memory keeps the visitor's 128-byte aligned");
+  Traversal walk = [&] {
+    if constexpr (walk_bytes > 0) {
+      return Traversal(walk_params, walk_storage, dynamic_smem);
+    } else {
+      return Traversal(walk_params, walk_storage);
+    }
+  }();
+  Visitor out(out_params, out_storage, dynamic_smem + walk_bytes);
   Source units(unit_params, unit_storage);
   walk.run(units, out);
   out.finish();

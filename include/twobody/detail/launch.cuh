@@ -189,6 +189,16 @@ kernel_attributes const& attributes_of()
   return *cache[dev];
 }
 
+/// The dynamic shared memory the visitor of `Kernel`, an engine kernel of `Traversal`, may use
+/// beside the traversal's own (traversal_dynamic_bytes_v); raises the kernel's limit (once).
+/// Launches pass traversal_launch_smem<Traversal>(visitor bytes).
+template <class Traversal, auto Kernel>
+std::size_t visitor_smem_limit()
+{
+  std::size_t const limit = attributes_of<Kernel>().dynamic_limit, own = traversal_dynamic_bytes_v<Traversal>;
+  return limit > own ? limit - own : 0;
+}
+
 /// The engine kernel of a statistic: an input policy's traversal (tile pairs, or the naive
 /// baseline), a statistic agent behind f, and the static split of the units.
 template <class Input, class Agent, class Points, class F>

@@ -34,12 +34,14 @@ struct mma_sum_traversal {
     tile_schedule sched;  ///< self (both) or cross
     F f;
   };
-  using temp_storage = typename core::temp_storage;
+  using temp_storage                     = typename core::temp_storage;
+  static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
 
   params const& p;
   core tiles;
 
-  __device__ mma_sum_traversal(params const& p_, temp_storage& s) : p(p_), tiles{p_.a, p_.b, p_.dims_padded, s} {}
+  __device__ mma_sum_traversal(params const& p_, temp_storage&, unsigned char* stages)
+    : p(p_), tiles(p_.a, p_.b, p_.dims_padded, stages) {}
 
   template <class Source, class Visitor>
   __device__ void run(Source& units, Visitor& out)
@@ -53,7 +55,7 @@ struct mma_sum_traversal {
       size_type const row_start = row * TS, col_start = col * TS;
 
       float acc[4][4][4];
-      tiles.products(row_start, col_start, acc);
+      tiles.template products<false>(row_start, col_start, acc);
 
       float fa[4][2], fb[4][2];
       tiles.template row_factors<M>(row_start, fa);

@@ -14,10 +14,17 @@
 ///  - accumulation: the tensor cores add a block of k products and the accumulator with the
 ///    addends aligned to the largest and truncated to FP32's precision (Fasi, Higham,
 ///    Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021): each
-///    block errs by at most (k + 2) 2^-23 (|c| + sum |p|). Over D_pad / k blocks that is below
-///    1.25 D_pad 2^-23 S, S = sum_k |a_k b_k| <= |a| |b| <= (|a|^2 + |b|^2) / 2; we take
-///    (D_pad + 16) 2^-22 S, 1.6 times that;
-///  - so |dot~ - a.b| <= rho S with rho = (D_pad + 16) 2^-22 (+ 2^-10 + 2^-22 for TF32), and
+///    block errs by at most (k + 2) 2^-23 (|c| + sum |p|). Over d / k blocks (k >= 4) that is
+///    below 1.5 d 2^-23 S_d + 6 2^-23 S_d, S_d the sum of |a_k b_k| over those d coordinates; we
+///    take (d + 16) 2^-22 S_d. The products accumulate from zero over groups of G coordinates
+///    (G = 64 for half and bfloat16, 32 for TF32: input::mma_tile::group_chunks), so d = G, and
+///    the n_g = ceil(D_pad / G) group sums are added in FP32 (round to nearest): at most
+///    (n_g - 1) 2^-24 sum |group sum| more (Higham, recursive summation). With
+///    S = sum_k |a_k b_k| <= |a| |b| <= (|a|^2 + |b|^2) / 2 that is below
+///    (min(G, D_pad) + 16 + n_g / 4) 2^-22 S: at D = 4096 about 1/50 of a single accumulation
+///    over all of D, whose bound grows with D_pad;
+///  - so |dot~ - a.b| <= rho S with rho = (min(G, D_pad) + 16 + n_g / 4) 2^-22 (+ 2^-10 + 2^-22
+///    for TF32), and
 ///    the squared distance errs by at most rho (|a|^2 + |b|^2), plus float roundings of the
 ///    norms, the sums and the exact value's own rounding (2^-20 (|a|^2 + |b|^2) + 2^-22 |v|),
 ///    plus D_pad 2^-100 for products the tensor cores may flush to zero (subnormal inputs);
@@ -64,11 +71,14 @@ struct staged_row_view {
 template <class T>
 inline constexpr int mma_chunk_elements = input::mma_tile::chunk_bytes / int(sizeof(T));
 
-/// rho of the margin (see the file comment), for rows padded to dims_padded.
+/// rho of the margin (see the file comment), for rows padded to dims_padded and products
+/// accumulated in groups (mma_tile_products::products<true>).
 template <class T>
 inline float mma_relative_error(int dims_padded)
 {
-  double rho = (static_cast<double>(dims_padded) + 16.0) * 0x1p-22;
+  int const group_dims = input::mma_tile::group_chunks * mma_chunk_elements<T>;
+  int const groups     = (dims_padded + group_dims - 1) / group_dims;
+  double rho = (static_cast<double>(dims_padded < group_dims ? dims_padded : group_dims) + 16.0 + groups / 4.0) * 0x1p-22;
   if constexpr (cuda::std::is_same_v<T, float>) { rho += 0x1p-10 + 0x1p-22; }
   return static_cast<float>(rho);
 }
@@ -169,51 +179,19 @@ __device__ __forceinline__ void row_margin(float dot, float fa, float fb, float 
   m *= 1.25f;
 }
 
-/// The tensor-core products of a 128 x 128 tile pair of two staged row sets, shared by the
-/// traversals of rows: 8 warps of 64 x 32 products, chunks of 64 bytes of every row staged
-/// with cp.async in two shared stages.
+/// What the products cores of rows share (mma_tile_products here, simt_row_products in
+/// simt_row_products.cuh): the two staged sets, the element layout of a block's 128 x 128
+/// products (8 warps of 64 x 32, each lane holding the m16n8 fragments of 4 x 4 blocks), the
+/// points' metric factors in that layout, the pending-pair loop and the exact evaluation.
 template <class T>
-struct mma_tile_products {
-  using policy                       = input::mma_tile;
-  static constexpr int block_threads = policy::block_threads;
-  static constexpr int TS            = policy::tile;
-  static constexpr int words         = policy::chunk_bytes / 4;  ///< 32-bit words per row chunk
-  static constexpr int stride        = words + 4;                ///< padded: fragment loads hit 32 banks
-  static constexpr int KC            = mma_chunk_elements<T>;
-  static_assert(block_threads == 256 && TS == 128, "the warp layout below is 2 x 4 warps of 64 x 32 products");
-
-  struct temp_storage {
-    std::uint32_t a[2][TS * stride];
-    std::uint32_t b[2][TS * stride];
-  };
-
+struct row_tile_pair {
   staged_row_view<T> const& a;
   staged_row_view<T> const& b;
   int dims_padded;
-  temp_storage& smem;
 
-  /// Chunk c of the tile's rows (clamped to the set: rows past the end repeat its last point,
-  /// whose pairs are dropped) into the stage at `dst`, 16 bytes per cp.async.
-  __device__ void load_chunk(staged_row_view<T> const& side, size_type first, int c, std::uint32_t* dst)
+  __device__ row_tile_pair(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims)
+    : a(a_), b(b_), dims_padded(dims)
   {
-#pragma unroll
-    for (int k = 0; k < TS * words / 4 / block_threads; ++k) {
-      int const piece = static_cast<int>(threadIdx.x) + k * block_threads;
-      int const r = piece / (words / 4), q = piece % (words / 4);
-      size_type row = first + r;
-      if (row >= side.size) { row = side.size - 1; }
-      T const* src = side.data + row * dims_padded + static_cast<size_type>(c) * KC + q * (16 / int(sizeof(T)));
-      unsigned const to = static_cast<unsigned>(__cvta_generic_to_shared(dst + r * stride + q * 4));
-#if __CUDA_ARCH__ >= 800
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
-#else
-      *reinterpret_cast<uint4*>(dst + r * stride + q * 4) = *reinterpret_cast<uint4 const*>(src);
-      (void)to;
-#endif
-    }
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
   }
 
   /// The tile rows and columns of accumulator element acc[mt][nt][e] of lane (g, t) of warp
@@ -253,63 +231,6 @@ struct mma_tile_products {
     }
   }
 
-  /// acc[mt][nt][e]: the inner products of the warp's 64 x 32 block of the tile pair.
-  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
-  {
-    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
-    int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
-#pragma unroll
-    for (int mt = 0; mt < 4; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) { acc[mt][nt][e] = 0.0f; }
-      }
-    }
-    int const chunks = dims_padded / KC;
-    load_chunk(a, row_start, 0, smem.a[0]);
-    load_chunk(b, col_start, 0, smem.b[0]);
-    for (int c = 0; c < chunks; ++c) {
-      int const st = c & 1;
-      if (c + 1 < chunks) {
-        load_chunk(a, row_start, c + 1, smem.a[st ^ 1]);
-        load_chunk(b, col_start, c + 1, smem.b[st ^ 1]);
-#if __CUDA_ARCH__ >= 800
-        asm volatile("cp.async.wait_group 2;\n" ::);
-      } else {
-        asm volatile("cp.async.wait_group 0;\n" ::);
-#endif
-      }
-      __syncthreads();
-      std::uint32_t const* As = smem.a[st];
-      std::uint32_t const* Bs = smem.b[st];
-#pragma unroll
-      for (int ks = 0; ks < words / 8; ++ks) {
-        std::uint32_t af[4][4], bf[4][2];
-#pragma unroll
-        for (int mt = 0; mt < 4; ++mt) {
-          int const r0 = wm * 64 + mt * 16 + g;
-          af[mt][0] = mma_step<T>::operand(As[r0 * stride + ks * 8 + t]);
-          af[mt][1] = mma_step<T>::operand(As[(r0 + 8) * stride + ks * 8 + t]);
-          af[mt][2] = mma_step<T>::operand(As[r0 * stride + ks * 8 + t + 4]);
-          af[mt][3] = mma_step<T>::operand(As[(r0 + 8) * stride + ks * 8 + t + 4]);
-        }
-#pragma unroll
-        for (int nt = 0; nt < 4; ++nt) {
-          int const n = wn * 32 + nt * 8 + g;
-          bf[nt][0]   = mma_step<T>::operand(Bs[n * stride + ks * 8 + t]);
-          bf[nt][1]   = mma_step<T>::operand(Bs[n * stride + ks * 8 + t + 4]);
-        }
-#pragma unroll
-        for (int mt = 0; mt < 4; ++mt) {
-#pragma unroll
-          for (int nt = 0; nt < 4; ++nt) { mma_step<T>::run(acc[mt][nt], af[mt], bf[nt]); }
-        }
-      }
-      __syncthreads();  // the stage is reloaded two chunks on
-    }
-  }
-
   /// Every pair marked in the lanes' `pending` masks (bit mt * 16 + nt * 4 + e of lane L's
   /// accumulator element), one at a time by the whole warp: fn(row, col) with the pair's tile
   /// row and column. Empties the masks.
@@ -339,11 +260,186 @@ struct mma_tile_products {
   }
 };
 
-/// Tensor-core traversal of the tile pairs of two staged row sets.
-template <class T, row_metric_kind M, class Rule, bool Weighted>
+/// The tensor-core products of a 128 x 128 tile pair of two staged row sets, shared by the
+/// traversals of rows: 8 warps of 64 x 32 products, chunks of 64 bytes of every row staged
+/// with cp.async in `stages` buffers of dynamic shared memory (one barrier per chunk), and
+/// fragments read with ldmatrix.
+template <class T>
+struct mma_tile_products : row_tile_pair<T> {
+  using row_tile_pair<T>::a;
+  using row_tile_pair<T>::b;
+  using row_tile_pair<T>::dims_padded;
+  using policy                       = input::mma_tile;
+  static constexpr int block_threads = policy::block_threads;
+  static constexpr int TS            = policy::tile;
+  static constexpr int stages        = policy::stages;
+  static constexpr int words         = policy::chunk_bytes / 4;  ///< 32-bit words per row chunk
+  static constexpr int stride        = words + 4;                ///< padded: ldmatrix rows hit distinct banks
+  static constexpr int KC            = mma_chunk_elements<T>;
+  static constexpr int stage_words   = TS * stride;             ///< one side's chunk of the tile
+  static_assert(block_threads == 256 && TS == 128, "the warp layout below is 2 x 4 warps of 64 x 32 products");
+  static_assert(stages >= 2 && words % 8 == 0, "a chunk is whole k-steps of 8 words");
+
+  /// The stages in dynamic shared memory: a[stages][stage_words], then b[stages][stage_words].
+  static constexpr std::size_t dynamic_bytes = sizeof(std::uint32_t) * 2 * stages * stage_words;
+  static_assert(dynamic_bytes % 128 == 0);
+  struct temp_storage {};
+
+  std::uint32_t* smem;  ///< dynamic_bytes of dynamic shared memory
+
+  __device__ mma_tile_products(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims, unsigned char* stages_)
+    : row_tile_pair<T>(a_, b_, dims), smem(reinterpret_cast<std::uint32_t*>(stages_))
+  {
+  }
+
+  /// rho of the margin of these products (file comment).
+  static float relative_error(int dims) { return mma_relative_error<T>(dims); }
+
+  __device__ std::uint32_t* stage_a(int s) const { return smem + s * stage_words; }
+  __device__ std::uint32_t* stage_b(int s) const { return smem + (stages + s) * stage_words; }
+
+  /// Chunk c of the tile's rows (clamped to the set: rows past the end repeat its last point,
+  /// whose pairs are dropped) into the stage at `dst`, 16 bytes per cp.async.
+  __device__ void load_chunk(staged_row_view<T> const& side, size_type first, int c, std::uint32_t* dst)
+  {
+#pragma unroll
+    for (int k = 0; k < TS * words / 4 / block_threads; ++k) {
+      int const piece = static_cast<int>(threadIdx.x) + k * block_threads;
+      int const r = piece / (words / 4), q = piece % (words / 4);
+      size_type row = first + r;
+      if (row >= side.size) { row = side.size - 1; }
+      T const* src = side.data + row * dims_padded + static_cast<size_type>(c) * KC + q * (16 / int(sizeof(T)));
+      unsigned const to = static_cast<unsigned>(__cvta_generic_to_shared(dst + r * stride + q * 4));
+#if __CUDA_ARCH__ >= 800
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+#else
+      *reinterpret_cast<uint4*>(dst + r * stride + q * 4) = *reinterpret_cast<uint4 const*>(src);
+      (void)to;
+#endif
+    }
+  }
+
+  /// Chunk c of both sides into stage c % stages (nothing past the last chunk), as one cp.async
+  /// group: every call commits one, so `stages - 2` pending groups mean chunk c - stages + 2 landed.
+  __device__ void load_stage(size_type row_start, size_type col_start, int c, int chunks)
+  {
+    if (c < chunks) {
+      load_chunk(a, row_start, c, stage_a(c % stages));
+      load_chunk(b, col_start, c, stage_b(c % stages));
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+  }
+
+  /// Four 8 x 4-word matrices from shared memory, lane l giving the address of row l % 8 of
+  /// matrix l / 8; lane (g, t) gets word t of row g of each (the m16n8 fragment layout, for
+  /// 16-bit pairs and TF32 words alike).
+  __device__ static void ldmatrix_x4(std::uint32_t const* row, std::uint32_t (&r)[4])
+  {
+#if __CUDA_ARCH__ >= 800
+    unsigned const at = static_cast<unsigned>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(at));
+#else
+    (void)row;
+    r[0] = r[1] = r[2] = r[3] = 0u;
+#endif
+  }
+
+  /// acc[mt][nt][e]: the inner products of the warp's 64 x 32 block of the tile pair. Grouped:
+  /// each group of policy::group_chunks chunks is accumulated from zero, then added to acc in
+  /// FP32, which the margin (mma_relative_error) assumes; ungrouped (kernel sums, which need no
+  /// margin): one accumulation over all of D, 64 registers fewer.
+  template <bool Grouped = true>
+  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const wm = warp & 1, wn = warp >> 1;
+    // ldmatrix rows of this lane: A matrices (rows +0/+8, words +0/+4), B matrices (words +0/+4, rows +0/+8).
+    int const q = lane >> 3, r8 = lane & 7;
+    int const a_off = (wm * 64 + r8 + (q & 1) * 8) * stride + (q >> 1) * 4;
+    int const b_off = (wn * 32 + r8 + (q >> 1) * 8) * stride + (q & 1) * 4;
+
+    float grp[4][4][4];
+    float(&sum)[4][4][4] = Grouped ? grp : acc;
+    zero(acc);
+    int const chunks = dims_padded / KC;
+#pragma unroll
+    for (int c = 0; c < stages - 1; ++c) { load_stage(row_start, col_start, c, chunks); }
+    for (int c = 0; c < chunks; ++c) {
+#if __CUDA_ARCH__ >= 800
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(stages - 2));
+#endif
+      __syncthreads();  // chunk c is in; every warp is done with chunk c - 1, whose stage is refilled next
+      load_stage(row_start, col_start, c + stages - 1, chunks);
+      if constexpr (Grouped) {
+        if (c % policy::group_chunks == 0) { zero(grp); }
+      }
+      std::uint32_t const* As = stage_a(c % stages);
+      std::uint32_t const* Bs = stage_b(c % stages);
+#pragma unroll
+      for (int ks = 0; ks < words / 8; ++ks) {
+        std::uint32_t af[4][4], bf[4][2];
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+          ldmatrix_x4(As + a_off + mt * 16 * stride + ks * 8, af[mt]);
+#pragma unroll
+          for (int k = 0; k < 4; ++k) { af[mt][k] = mma_step<T>::operand(af[mt][k]); }
+        }
+#pragma unroll
+        for (int np = 0; np < 2; ++np) {
+          std::uint32_t r[4];
+          ldmatrix_x4(Bs + b_off + np * 16 * stride + ks * 8, r);
+          bf[2 * np][0]     = mma_step<T>::operand(r[0]);
+          bf[2 * np][1]     = mma_step<T>::operand(r[1]);
+          bf[2 * np + 1][0] = mma_step<T>::operand(r[2]);
+          bf[2 * np + 1][1] = mma_step<T>::operand(r[3]);
+        }
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < 4; ++nt) { mma_step<T>::run(sum[mt][nt], af[mt], bf[nt]); }
+        }
+      }
+      if constexpr (Grouped) {
+        if (c % policy::group_chunks == policy::group_chunks - 1 || c == chunks - 1) {
+#pragma unroll
+          for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+              for (int e = 0; e < 4; ++e) { acc[mt][nt][e] += grp[mt][nt][e]; }
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();  // every warp is done with the stages before the next tile pair refills them
+  }
+
+  __device__ static void zero(float (&x)[4][4][4])
+  {
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) { x[mt][nt][e] = 0.0f; }
+      }
+    }
+  }
+
+};
+
+/// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
+/// cores' mma_tile_products, or simt_row_products on the CUDA cores), each turned into a value
+/// and its margin, certain pairs to the visitor, the others recomputed exactly.
+template <class T, row_metric_kind M, class Rule, bool Weighted, class Core = mma_tile_products<T>>
 struct mma_traversal {
-  using core                             = mma_tile_products<T>;
-  using policy                           = input::mma_tile;
+  using core                             = Core;
+  using policy                           = typename core::policy;
   static constexpr int block_threads     = policy::block_threads;
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
   static constexpr int TS                = policy::tile;
@@ -358,12 +454,14 @@ struct mma_traversal {
     Rule rule;
     unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
   };
-  using temp_storage = typename core::temp_storage;
+  using temp_storage                     = typename core::temp_storage;
+  static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
 
   params const& p;
   core tiles;
 
-  __device__ mma_traversal(params const& p_, temp_storage& s) : p(p_), tiles{p_.a, p_.b, p_.dims_padded, s} {}
+  __device__ mma_traversal(params const& p_, temp_storage&, unsigned char* stages)
+    : p(p_), tiles(p_.a, p_.b, p_.dims_padded, stages) {}
 
   __device__ static int element_row(int wm, int mt, int e, int g) { return core::element_row(wm, mt, e, g); }
   __device__ static int element_col(int wn, int nt, int e, int t) { return core::element_col(wn, nt, e, t); }
@@ -490,12 +588,14 @@ struct mma_nearest_traversal {
     size_type segment_tiles;  ///< column tiles per segment (the last may have fewer)
     unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
   };
-  using temp_storage = typename core::temp_storage;
+  using temp_storage                     = typename core::temp_storage;
+  static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
 
   params const& p;
   core tiles;
 
-  __device__ mma_nearest_traversal(params const& p_, temp_storage& s) : p(p_), tiles{p_.a, p_.b, p_.dims_padded, s} {}
+  __device__ mma_nearest_traversal(params const& p_, temp_storage&, unsigned char* stages)
+    : p(p_), tiles(p_.a, p_.b, p_.dims_padded, stages) {}
 
   template <class Source, class Visitor>
   __device__ void run(Source& units, Visitor& out)

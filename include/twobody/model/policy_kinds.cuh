@@ -14,8 +14,8 @@ enum class statistic_kind {
   nearest     ///< the k nearest partners of each point of A (nearest_neighbors)
 };
 
-/// The input families. mma_tile serves high-dimensional rows (rows.cuh) only.
-enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive, mma_tile };
+/// The input families. mma_tile and simt_rows serve high-dimensional rows (rows.cuh) only.
+enum class input_kind { shared_tile, readonly_tile, shuffle_tile, naive, mma_tile, simt_rows };
 /// The output policy families. The cost model chooses among registers, per_point_sum,
 /// warp_privatized, cluster_privatized and direct_output_buffer; the others are explicit
 /// choices (baselines and fallbacks).

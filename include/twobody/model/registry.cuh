@@ -13,6 +13,7 @@
 #pragma once
 
 #include <twobody/input/mma_tile.cuh>
+#include <twobody/input/simt_rows.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
@@ -207,12 +208,25 @@ struct input_entry<input_kind::mma_tile> {
   static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
 };
 
+/// The CUDA-core tile of rows (input/simt_rows.cuh): the baseline of mma_tile and nothing the
+/// planner of points weighs (no one-call shapes); not calibrated.
+template <>
+struct input_entry<input_kind::simt_rows> {
+  static constexpr input_kind kind            = input_kind::simt_rows;
+  static constexpr char const* name          = "simt_rows";
+  static constexpr bool tile_in_shared_memory = true;
+  template <int B, int R>
+  using type     = input::simt_rows;
+  using one_call = shape_list<>;
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+};
+
 /// Every registered input policy, in the order the planner prefers on equal predictions.
 template <input_kind... K>
 struct input_kinds {};
 using registered_inputs =
   input_kinds<input_kind::shared_tile, input_kind::shuffle_tile, input_kind::readonly_tile, input_kind::naive,
-              input_kind::mma_tile>;
+              input_kind::mma_tile, input_kind::simt_rows>;
 
 /// Calls fn(input_entry<K>{}) for every registered input policy.
 template <class Fn, input_kind... K>

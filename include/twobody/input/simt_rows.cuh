@@ -1,0 +1,24 @@
+/// \file simt_rows.cuh
+/// \brief Input policy for high-dimensional rows on the CUDA cores: FP32 fused multiply-adds
+/// instead of the tensor cores (detail/simt_row_products.cuh). The baseline the tensor-core
+/// tile (mma_tile.cuh) is measured against, and the path for GPUs without tensor-core TF32.
+#pragma once
+
+#include <twobody/model/policy_kinds.cuh>
+
+namespace twobody::input {
+
+/// 128 x 128 rows per tile pair, 256 threads each computing 8 x 8 inner products in FP32 by
+/// fma (the register blocking of a plain SGEMM), rows staged 64 bytes at a time through shared
+/// memory (converted to float, transposed, two stages). Exact like mma_tile: the pairs within
+/// the products' error margin are recomputed exactly. Needs no tensor cores.
+struct simt_rows {
+  static constexpr input_kind kind       = input_kind::simt_rows;
+  static constexpr char const* name      = "simt_rows";
+  static constexpr int block_threads     = 256;
+  static constexpr int tile              = 128;  ///< rows per tile, both sides
+  static constexpr int chunk_bytes       = 64;   ///< bytes of each stored row staged per step (as mma_tile)
+  static constexpr int min_blocks_per_sm = 1;
+};
+
+}  // namespace twobody::input
