@@ -477,6 +477,17 @@ struct mma_traversal {
     }
   }
 
+  /// Whether every element of tile pair (row, col) is one of the set's pairs.
+  __device__ __forceinline__ bool whole_tile(size_type row, size_type col) const
+  {
+    bool const inside = (row + 1) * TS <= p.a.size && (col + 1) * TS <= p.b.size;
+    switch (p.mode) {
+      case pair_mode::self: return inside && row < col;
+      case pair_mode::ordered: return inside && row != col;
+      default: return inside;
+    }
+  }
+
   template <class Visitor>
   __device__ void visit_exact(Visitor& out, size_type i, size_type j)
   {
@@ -533,25 +544,34 @@ struct mma_traversal {
         }
       }
 
-      // Certain pairs to the visitor; the others marked (bit mt * 16 + nt * 4 + e) for exact recomputation.
+      // Certain pairs to the visitor; the others marked (bit mt * 16 + nt * 4 + e) for exact
+      // recomputation. A tile pair whose every element is a pair (inside both sets, off the
+      // diagonal) skips the per-element test: two copies of the loop, one branch per tile pair.
       unsigned long long pending = 0;
+      auto classify = [&](auto whole) {
 #pragma unroll
-      for (int mt = 0; mt < 4; ++mt) {
-        out.template step<16>([&](int r, auto&& use) {
-          int const nt = r >> 2, e = r & 3;
-          size_type const i = row_start + element_row(wm, mt, e, g);
-          size_type const j = col_start + element_col(wn, nt, e, t);
-          float v, m;
-          row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
-          bool const pair    = is_pair(i, j);
-          bool const certain = p.rule.certain(v, m);
-          if (pair && !certain) { pending |= 1ull << (mt * 16 + r); }
-          if constexpr (Weighted) {
-            use(v, v, i, j, static_cast<double>(wa[mt][e >> 1]) * static_cast<double>(wb[nt][e & 1]), pair && certain);
-          } else {
-            use(v, v, i, j, unweighted{}, pair && certain);
-          }
-        });
+        for (int mt = 0; mt < 4; ++mt) {
+          out.template step<16>([&](int r, auto&& use) {
+            int const nt = r >> 2, e = r & 3;
+            size_type const i = row_start + element_row(wm, mt, e, g);
+            size_type const j = col_start + element_col(wn, nt, e, t);
+            float v, m;
+            row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
+            bool const pair    = decltype(whole)::value || is_pair(i, j);
+            bool const certain = p.rule.certain(v, m);
+            if (pair && !certain) { pending |= 1ull << (mt * 16 + r); }
+            if constexpr (Weighted) {
+              use(v, v, i, j, static_cast<double>(wa[mt][e >> 1]) * static_cast<double>(wb[nt][e & 1]), pair && certain);
+            } else {
+              use(v, v, i, j, unweighted{}, pair && certain);
+            }
+          });
+        }
+      };
+      if (whole_tile(row, col)) {
+        classify(cuda::std::true_type{});
+      } else {
+        classify(cuda::std::false_type{});
       }
 
       // The uncertain pairs, one at a time by the whole warp.
