@@ -172,10 +172,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
     return;
   }
   if constexpr (cuda::std::is_same_v<Core, mma_tile_products<T>>) { require_row_tensor_cores(); }
-  std::size_t const visitor_limit = visitor_smem_limit<traversal, kernel>();  // (and raises the kernel's limit)
-  TWOBODY_EXPECTS(dynamic_smem <= visitor_limit,
-                  "launch_rows: the output needs more shared memory than a block has");
-  std::size_t const smem = traversal_launch_smem<traversal>(dynamic_smem);
+  std::size_t const smem = launch_smem<traversal, kernel>(dynamic_smem);
   int const grid         = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);
   typename traversal::params walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched,

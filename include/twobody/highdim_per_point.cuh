@@ -64,8 +64,7 @@ void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cud
     tile_schedule::make(both ? pair_mode::self : pair_mode::cross, pairs.a.size, pairs.b.size, input::mma_tile::tile);
   if (sched.total == 0) { return; }
   require_row_tensor_cores();
-  constexpr std::size_t smem = traversal_launch_smem<traversal>(0);  // the products' stages
-  TWOBODY_EXPECTS(smem <= attributes_of<kernel>().dynamic_limit, "sum_per_point: the tensor-core stages need more shared memory than a block has");
+  std::size_t const smem = launch_smem<traversal, kernel>(0);  // the products' stages
   int const grid = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);
   typename traversal::params walk{both, staged.a(), staged.b(), staged.dims_padded(), sched, Term(f)};

@@ -140,7 +140,7 @@ inline constexpr int engine_min_blocks_v = Visitor::compiler_register_budget ? 0
 /// Dynamic shared memory a traversal takes before the visitor's (its dynamic_bytes, else 0):
 /// room past the 48 KiB of static shared memory (the tensor-core traversals' stages). Such a
 /// traversal is constructed with (params, temp_storage&, unsigned char* dynamic); every launch
-/// adds these bytes to the visitor's (traversal_launch_smem).
+/// adds these bytes to the visitor's (traversal_launch_smem; launch_smem in launch.cuh checks them).
 template <class Traversal, class = void>
 inline constexpr std::size_t traversal_dynamic_bytes_v = 0;
 template <class Traversal>

@@ -191,12 +191,23 @@ kernel_attributes const& attributes_of()
 
 /// The dynamic shared memory the visitor of `Kernel`, an engine kernel of `Traversal`, may use
 /// beside the traversal's own (traversal_dynamic_bytes_v); raises the kernel's limit (once).
-/// Launches pass traversal_launch_smem<Traversal>(visitor bytes).
+/// Throws twobody::error where the traversal's own share does not fit in a block.
 template <class Traversal, auto Kernel>
 std::size_t visitor_smem_limit()
 {
   std::size_t const limit = attributes_of<Kernel>().dynamic_limit, own = traversal_dynamic_bytes_v<Traversal>;
-  return limit > own ? limit - own : 0;
+  TWOBODY_EXPECTS(own <= limit, "the traversal's shared-memory stages need more shared memory than a block has on this GPU");
+  return limit - own;
+}
+
+/// The dynamic shared memory of a launch of `Kernel`, an engine kernel of `Traversal`, whose
+/// visitor needs `visitor_bytes`: the traversal's share plus the visitor's, checked to fit
+/// (visitor_smem_limit), with the kernel's limit raised.
+template <class Traversal, auto Kernel>
+std::size_t launch_smem(std::size_t visitor_bytes)
+{
+  TWOBODY_EXPECTS(visitor_bytes <= (visitor_smem_limit<Traversal, Kernel>()), "the output needs more shared memory than a block has");
+  return traversal_launch_smem<Traversal>(visitor_bytes);
 }
 
 /// The engine kernel of a statistic: an input policy's traversal (tile pairs, or the naive

@@ -199,6 +199,19 @@ struct row_tile_pair {
   __device__ static int element_row(int wm, int mt, int e, int g) { return wm * 64 + mt * 16 + g + (e >> 1) * 8; }
   __device__ static int element_col(int wn, int nt, int e, int t) { return wn * 32 + nt * 8 + 2 * t + (e & 1); }
 
+  /// A lane's products (or partial sums) in that layout set to zero.
+  __device__ static void zero(float (&x)[4][4][4])
+  {
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) { x[mt][nt][e] = 0.0f; }
+      }
+    }
+  }
+
   /// The metric's factors (row_factor) of the lane's rows of the tile from row_start: fa[k][h]
   /// for element e = 2h of row block k (a row past the set repeats its last point).
   template <row_metric_kind M>
@@ -364,7 +377,7 @@ struct mma_tile_products : row_tile_pair<T> {
 
     float grp[4][4][4];
     float(&sum)[4][4][4] = Grouped ? grp : acc;
-    zero(acc);
+    this->zero(acc);
     int const chunks = dims_padded / KC;
 #pragma unroll
     for (int c = 0; c < stages - 1; ++c) { load_stage(row_start, col_start, c, chunks); }
@@ -375,7 +388,7 @@ struct mma_tile_products : row_tile_pair<T> {
       __syncthreads();  // chunk c is in; every warp is done with chunk c - 1, whose stage is refilled next
       load_stage(row_start, col_start, c + stages - 1, chunks);
       if constexpr (Grouped) {
-        if (c % policy::group_chunks == 0) { zero(grp); }
+        if (c % policy::group_chunks == 0) { this->zero(grp); }
       }
       std::uint32_t const* As = stage_a(c % stages);
       std::uint32_t const* Bs = stage_b(c % stages);
@@ -417,18 +430,6 @@ struct mma_tile_products : row_tile_pair<T> {
       }
     }
     __syncthreads();  // every warp is done with the stages before the next tile pair refills them
-  }
-
-  __device__ static void zero(float (&x)[4][4][4])
-  {
-#pragma unroll
-    for (int mt = 0; mt < 4; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) { x[mt][nt][e] = 0.0f; }
-      }
-    }
   }
 
 };

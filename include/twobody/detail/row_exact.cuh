@@ -23,9 +23,15 @@ namespace twobody::detail {
 
 inline constexpr int exact_lanes = 32;
 
-__host__ __device__ inline double as_double(float x) { return static_cast<double>(x); }
-__host__ __device__ inline double as_double(__half x) { return static_cast<double>(__half2float(x)); }
-__host__ __device__ inline double as_double(__nv_bfloat16 x) { return static_cast<double>(__bfloat162float(x)); }
+/// A row element as float and as double (both exact).
+__host__ __device__ inline float as_float(float x) { return x; }
+__host__ __device__ inline float as_float(__half x) { return __half2float(x); }
+__host__ __device__ inline float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T>
+__host__ __device__ inline double as_double(T x)
+{
+  return static_cast<double>(as_float(x));
+}
 
 /// A float as a row element (round to nearest): test data and benchmarks.
 template <class T>

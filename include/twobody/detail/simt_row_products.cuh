@@ -89,24 +89,13 @@ struct simt_row_products : row_tile_pair<T> {
     }
   }
 
-  __device__ static float as_float(float x) { return x; }
-  __device__ static float as_float(__half x) { return __half2float(x); }
-  __device__ static float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
   /// acc[mt][nt][e]: the inner products of the lane's elements (row_tile_pair's layout).
   template <bool Grouped = true>
   __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
   {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const a_at = (warp & 1) * 64 + (lane >> 2) * 8, b_at = (warp >> 1) * 32 + (lane & 3) * 8;
-#pragma unroll
-    for (int mt = 0; mt < 4; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < 4; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) { acc[mt][nt][e] = 0.0f; }
-      }
-    }
+    this->zero(acc);
     int const chunks = dims_padded / KC;
     uint4 va[pieces], vb[pieces];
     load(a, row_start, 0, va);
