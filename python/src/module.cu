@@ -1,6 +1,6 @@
 // twobody._core: the nanobind module under the Python package (python/twobody/__init__.py
 // gives it keyword arguments, docstrings and arrays of the caller's library).
-#include "statistics.cuh"
+#include "rows.cuh"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -13,6 +13,10 @@ NB_MODULE(_core, m)
   twobody_py::bind_histograms(m);
   twobody_py::bind_joins(m);
   twobody_py::bind_sums(m);
+  twobody_py::bind_frames(m);
+  twobody_py::bind_row_statistics(m);
+  twobody_py::bind_row_joins(m);
+  twobody_py::bind_nearest(m);
 
   // The library's estimators (twobody/estimators.cuh), on host vectors.
   m.def("radial_distribution",

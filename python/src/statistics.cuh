@@ -11,6 +11,7 @@ void bind_counts(nb::module_& m);      // counts.cu
 void bind_histograms(nb::module_& m);  // histograms.cu
 void bind_joins(nb::module_& m);       // joins.cu
 void bind_sums(nb::module_& m);        // sums.cu
+void bind_frames(nb::module_& m);      // frames.cu
 
 /// A minimum-image metric (periodic_euclidean or periodic_squared_euclidean) for the box of a
 /// call, padded to 3 sides (a zero column's side is the longest given side: its separations

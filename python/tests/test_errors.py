@@ -16,7 +16,7 @@ def x():
 
 
 def test_dtypes(x):
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(TypeError, match="float32, float64 or float16"):
         twobody.count_pairs(x.astype(np.int64), r=1.0, **CPU)
     with pytest.raises(TypeError, match="dtype"):
         twobody.count_pairs(x, x.astype(np.float32), r=1.0, **CPU)
@@ -27,8 +27,11 @@ def test_dtypes(x):
 def test_shapes(x):
     with pytest.raises(ValueError, match="3-dimensional"):
         twobody.count_pairs(x.reshape(5, 10, 3), r=1.0, **CPU)
-    with pytest.raises(ValueError, match="D = 4"):
+    # More than 3 coordinates go to the high-dimensional statistics, which take no float64.
+    with pytest.raises(TypeError, match="float32, float16 or bfloat16 for more than 3 coordinates"):
         twobody.count_pairs(np.zeros((10, 4)) + 1.0, r=1.0, **CPU)
+    with pytest.raises(ValueError, match="box= is not supported"):
+        twobody.rdf(np.zeros((10, 4), np.float32) + 1.0, box=10.0, r_max=2.0, **CPU)
     with pytest.raises(ValueError, match="coordinates per point"):
         twobody.count_pairs(x, x[:, :2], r=1.0, **CPU)
     with pytest.raises(ValueError, match="one weight per point"):

@@ -3,6 +3,7 @@ PyTorch device arrays (read in place through DLPack). Skipped without a GPU."""
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import pdist
 
 import twobody
 
@@ -143,3 +144,136 @@ def test_device_arrays_need_the_gpu_backend(big):
     cupy = pytest.importorskip("cupy")
     with pytest.raises(ValueError, match="backend"):
         twobody.count_pairs(cupy.asarray(big[0]), r=1.0, backend="cpu")
+
+
+# ---------------------------------------------------------------------------------------------
+# High-dimensional points (the tensor-core statistics): the GPU equals the CPU backend.
+
+
+def row_libraries():
+    """(library, dtype name) pairs: NumPy float32/float16, CuPy float16, PyTorch float16/bfloat16."""
+    cases = [("numpy", "float32"), ("numpy", "float16")]
+    libs = device_libraries()
+    if "cupy" in libs:
+        cases += [("cupy", "float32"), ("cupy", "float16")]
+    if "torch" in libs:
+        cases += [("torch", "float16"), ("torch", "bfloat16")]
+    return cases
+
+
+def rows_on(lib, x, dtype):
+    """Integer rows (exact in every dtype here) as `dtype` arrays of `lib`; bfloat16 only in torch."""
+    if lib == "torch":
+        import torch
+
+        return torch.from_numpy(np.ascontiguousarray(x, np.float32)).to(getattr(torch, dtype)).cuda()
+    return on(lib, x.astype(dtype))
+
+
+@pytest.fixture(scope="module")
+def big_rows():
+    # Several 128-row tiles per side, D not a multiple of 16.
+    return integer_points(700, d=130, hi=8, seed=21), integer_points(300, d=130, hi=8, seed=22)
+
+
+@pytest.mark.parametrize("lib,dtype", row_libraries())
+def test_rows_gpu_equals_cpu(big_rows, lib, dtype):
+    a64, b64 = big_rows
+    a, b = a64.astype(np.float32), b64.astype(np.float32)  # the CPU reference reads the same values
+    ga, gb = rows_on(lib, a64, dtype), rows_on(lib, b64, dtype)
+    pdist_sq = pdist(a64, "sqeuclidean")
+    r = float(np.sqrt(np.median(pdist_sq) + 0.5))
+    assert twobody.count_pairs(ga, r=r, **GPU) == twobody.count_pairs(a, r=r, **CPU)
+    assert twobody.count_pairs(ga, gb, r=r, **GPU) == twobody.count_pairs(a, b, r=r, **CPU)
+    # Bins where most pair values lie: both backends bin each pair's correctly rounded float32
+    # distance, so they agree even where a value sits on an edge.
+    edges = (float(np.sqrt(100)), float(np.sqrt(140)))
+    g = twobody.histogram(ga, gb, bins=40, range=edges, **GPU)
+    c = twobody.histogram(a, b, bins=40, range=edges, **CPU)
+    np.testing.assert_array_equal(host(g.counts), c.counts)
+    assert g.outside == c.outside and g.pairs == c.pairs
+
+    eps = float(np.sqrt(np.quantile(pdist_sq, 0.01)))  # on a pair: <= counts it
+    ij, d = twobody.pairs_within(ga, eps=eps, return_distances=True, **GPU)
+    cij, cd = twobody.pairs_within(a, eps=eps, return_distances=True, **CPU)
+    assert type(ij).__module__.split(".")[0] == lib
+    np.testing.assert_array_equal(host(ij).astype(np.int64), cij.astype(np.int64))
+    # Values: the exact one for recomputed pairs, else the tensor cores' (within the margin).
+    np.testing.assert_allclose(host(d), cd, rtol=2e-3)
+    np.testing.assert_array_equal(host(twobody.pairs_within(ga, gb, eps=0.1, metric="cosine", **GPU)).astype(np.int64),
+                                  twobody.pairs_within(a, b, eps=0.1, metric="cosine", **CPU).astype(np.int64))
+
+    for metric in ("euclidean", "cosine"):
+        for k, partners in ((10, None), (7, gb)):
+            g = twobody.knn(ga, partners, k=k, metric=metric, **GPU)
+            c = twobody.knn(a, None if partners is None else b, k=k, metric=metric, **CPU)
+            assert type(g.indices).__module__.split(".")[0] == lib
+            np.testing.assert_array_equal(host(g.indices).astype(np.int64), c.indices.astype(np.int64))
+            np.testing.assert_array_equal(host(g.distances), c.distances)
+
+    # Kernel sums: each term within the proven margin of the exact one (a few 1e-4 relative here).
+    per = twobody.kernel_sum(ga, bandwidth=6.0, per_point=True, **GPU)
+    np.testing.assert_allclose(host(per), twobody.kernel_sum(a, bandwidth=6.0, per_point=True, **CPU), rtol=1e-3)
+
+
+def test_rows_layouts_on_the_device(big_rows):
+    cupy = pytest.importorskip("cupy")
+    a64, _ = big_rows
+    a = a64.astype(np.float32)
+    r = 12.5
+    want = twobody.count_pairs(a, r=r, **CPU)
+    wide = cupy.asarray(np.concatenate([a, a], axis=1))
+    assert twobody.count_pairs(wide[:, :130], r=r, **GPU) == want           # row stride > D: in place
+    assert twobody.count_pairs(cupy.asfortranarray(cupy.asarray(a)), r=r, **GPU) == want  # copied into rows
+    nn = twobody.knn(cupy.asarray(a), k=3, **GPU)
+    np.testing.assert_array_equal(host(nn.indices), twobody.knn(a, k=3, **CPU).indices)
+
+
+# ---------------------------------------------------------------------------------------------
+# Trajectory frames
+
+
+@pytest.mark.parametrize("lib", device_libraries())
+def test_rdf_frames_gpu_equals_cpu(lib):
+    rng = np.random.default_rng(31)
+    sizes = rng.integers(0, 700, size=40)
+    sizes[3], sizes[7] = 0, 1
+    x = rng.integers(0, 32, size=(int(sizes.sum()), 3)).astype(np.float64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    boxes = 32.0 + rng.integers(0, 4, size=(40, 3)).astype(np.float64)
+    kw = dict(offsets=offsets, box=boxes, r_max=15.9, bins=10, per_frame=True)
+    c = twobody.rdf_frames(x, **kw, **CPU)
+    g = twobody.rdf_frames(on(lib, x), **kw, **GPU)
+    np.testing.assert_array_equal(g.counts_per_frame, c.counts_per_frame)
+    np.testing.assert_allclose(g.g, c.g, rtol=1e-14)
+    # Two species, one box and equal sizes (the summed form).
+    t = rng.integers(0, 32, size=(50, 300, 3)).astype(np.float32)
+    c2 = twobody.rdf_frames(t[:, :100], frames_b=t[:, 100:], box=32.0, r_max=15.9, bins=10, **CPU)
+    g2 = twobody.rdf_frames(on(lib, t[:, :100]), frames_b=on(lib, t[:, 100:]), box=32.0, r_max=15.9, bins=10, **GPU)
+    np.testing.assert_array_equal(g2.counts, c2.counts)
+
+
+def test_rdf_frames_progress_runs_and_interrupts():
+    rng = np.random.default_rng(32)
+    t = rng.integers(0, 32, size=(30, 256, 3)).astype(np.float32)
+    seen = []
+    res = twobody.rdf_frames(t, box=32.0, r_max=15.9, bins=10, chunk_points=1024,
+                             progress=lambda done, total: seen.append((done, total)), **GPU)
+    assert seen[-1] == (30, 30) and len(seen) >= 7 and all(a <= b for (a, _), (b, _) in zip(seen, seen[1:]))
+    np.testing.assert_array_equal(res.counts, twobody.rdf_frames(t, box=32.0, r_max=15.9, bins=10, **CPU).counts)
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total):
+        if done >= 8:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        twobody.rdf_frames(t, box=32.0, r_max=15.9, bins=10, chunk_points=1024, progress=stop, **GPU)
+    with pytest.raises(KeyboardInterrupt):
+        twobody.rdf_frames(t, box=32.0, r_max=15.9, bins=10, chunk_points=1024,
+                           progress=lambda d, n: (_ for _ in ()).throw(KeyboardInterrupt()), **GPU)
+    # The GPU is usable after the interrupted calls (nothing leaked or left pending).
+    again = twobody.rdf_frames(t, box=32.0, r_max=15.9, bins=10, **GPU)
+    np.testing.assert_array_equal(again.counts, res.counts)

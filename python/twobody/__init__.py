@@ -5,9 +5,11 @@ neighbour lists, no approximations) and aggregated: pair counts within a radius,
 histograms, the radial distribution function g(r), the 2-point correlation function xi(r),
 similarity joins and Gaussian kernel sums.
 
-Points are (n, D) arrays with D = 1, 2 or 3, float32 or float64: NumPy arrays (host), or
-CuPy, PyTorch and JAX arrays on a GPU (read in place through DLPack). Results come back in the
-caller's library, on the caller's device. Each function takes ``backend="auto"`` (the GPU
+Points are (n, D) arrays: NumPy arrays (host), or CuPy, PyTorch and JAX arrays on a GPU (read
+in place through DLPack). With D = 1, 2 or 3 they may be float32 or float64. More coordinates
+(embeddings, descriptors: any D), float16 or bfloat16 points, ``knn`` and cosine distances go
+through the high-dimensional statistics (tensor cores on the GPU, exact answers), which take
+float32, float16 or bfloat16. Results come back in the caller's library, on the caller's device. Each function takes ``backend="auto"`` (the GPU
 when there is one, else the CPU backend), ``"gpu"`` or ``"cpu"``, and ``stream=`` (a CUDA
 stream of CuPy or PyTorch, or an int handle) for device arrays.
 
@@ -21,6 +23,7 @@ stream of CuPy or PyTorch, or an int handle) for device arrays.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple
 
@@ -38,9 +41,13 @@ __all__ = [
     "count_pairs",
     "histogram",
     "rdf",
+    "rdf_frames",
+    "RDFFrames",
     "xi",
     "pairs_within",
     "kernel_sum",
+    "knn",
+    "Neighbors",
     "plan",
     "gpu_available",
     "unit_vectors",
@@ -83,6 +90,20 @@ def _weights(weights, weights_b, a, b):
     if b is not None and (wa is None) != (wb is None):
         raise ValueError("twobody: give weights for both point sets (weights= and weights_b=) or for neither")
     return wa, wb
+
+
+def _high_dimensional(a, metric: str = "euclidean", force: bool = False) -> bool:
+    """Whether a call goes through the high-dimensional (row) statistics: more than 3
+    coordinates, float16/bfloat16 points, a metric other than Euclidean, or a caller's choice."""
+    return force or a.shape[1] > 3 or _arrays.dtype_name(a) not in ("float32", "float64") or metric != "euclidean"
+
+
+def _no_row_options(what: str, **given):
+    """Options the high-dimensional statistics do not take: a clear error instead of ignoring them."""
+    for name, value in given.items():
+        if value is not None and value is not False:
+            raise ValueError(f"twobody: {name}= is not supported by {what} of high-dimensional or float16/bfloat16 "
+                             "points (D > 3, float16/bfloat16, knn, metric='cosine')")
 
 
 def _box_sides(box, d: int):
@@ -140,9 +161,14 @@ def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weig
     -------
     int, or float with weights.
 
-    Pairs with a NaN coordinate never count. Example: ``twobody.count_pairs(x, r=2.5, box=10.0)``.
+    Pairs with a NaN coordinate never count. High-dimensional points (D > 3, or float16/bfloat16)
+    are counted exactly on the tensor cores (no box or weights there). Example:
+    ``twobody.count_pairs(x, r=2.5, box=10.0)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if _high_dimensional(a):
+        _no_row_options("count_pairs", box=box, weights=weights, weights_b=weights_b)
+        return _core.rows_count_pairs(a, b, float(r), _backend(backend), _arrays.stream_handle(stream))
     wa, wb = _weights(weights, weights_b, a, b)
     sides = _box(box, a, b, reach=float(r))
     return _core.count_pairs(a, b, float(r), sides, wa, wb, _backend(backend), _arrays.stream_handle(stream))
@@ -193,6 +219,9 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
         few ulps of an edge may land in the neighbouring bin; ``exact=True`` bins IEEE
         distances (about twice as slow). Other bins are always IEEE.
 
+    High-dimensional points (D > 3, or float16/bfloat16) take Euclidean distances in linear
+    bins, binned exactly (every pair in the bin of its correctly rounded float32 distance).
+
     Returns
     -------
     Histogram
@@ -200,6 +229,19 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
     Example: ``h = twobody.histogram(x, bins=50, range=(0, 5), box=10.0)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if _high_dimensional(a):
+        if metric != "euclidean" or scale != "linear":
+            raise ValueError("twobody: high-dimensional or float16/bfloat16 points take metric='euclidean' and "
+                             "scale='linear' histograms")
+        _no_row_options("histogram", box=box, weights=weights, weights_b=weights_b)
+        if range is None:
+            raise ValueError("twobody: give the bin range, range=(lo, hi)")
+        if not isinstance(bins, (int, np.integer)):
+            raise TypeError("twobody: bins must be an int (the number of bins)")
+        lo, hi = (float(v) for v in range)
+        counts, outside, pairs = _core.rows_histogram(a, b, lo, hi, int(bins), _backend(backend),
+                                                      _arrays.stream_handle(stream))
+        return Histogram(_arrays.like(counts, a), np.linspace(lo, hi, int(bins) + 1), outside, int(pairs))
     wa, wb = _weights(weights, weights_b, a, b)
     if metric not in ("euclidean", "rp_pi", "angular"):
         raise ValueError(f"twobody: metric must be 'euclidean', 'rp_pi' or 'angular', not {metric!r}")
@@ -271,6 +313,164 @@ def rdf(points, points_b=None, *, box, r_max: float, bins: int = 100, exact: boo
 
 
 @dataclass
+class RDFFrames:
+    """g(r) over the frames of a trajectory: ``r`` bin centres, ``g`` the mean of the frames' g(r)
+    (each with its own box and size; frames without pairs left out), ``counts`` the histogram
+    summed over the frames, ``edges``; with ``per_frame=True`` also ``g_per_frame`` and
+    ``counts_per_frame`` ((F, bins) NumPy arrays; NaN rows for frames without pairs)."""
+
+    r: np.ndarray
+    g: np.ndarray
+    counts: np.ndarray
+    edges: np.ndarray
+    g_per_frame: Optional[np.ndarray] = None
+    counts_per_frame: Optional[np.ndarray] = None
+
+
+def _frames(x, offsets, name: str):
+    """A trajectory as (points (total, D), offsets (F + 1) ints): an (F, N, D) array, or a
+    (total, D) array cut by ``offsets``."""
+    if x is None:
+        raise TypeError(f"twobody: {name} is None; pass an (F, N, D) array or a (total, D) array with offsets")
+    if offsets is None:
+        if _arrays.library_of(x) == "other":
+            x = np.asarray(x)
+        if x.ndim != 3:
+            raise ValueError(f"twobody: {name} must be an (F, N, D) array of frames, or a (total, D) array with "
+                             f"offsets=, not {x.ndim}-dimensional")
+        f, n, d = (int(v) for v in x.shape)
+        return _arrays.as_points(x.reshape(f * n, d), name), [n * k for k in builtins.range(f + 1)]
+    o = np.asarray(_arrays.to_numpy(offsets)).astype(np.int64, copy=False).ravel()
+    return _arrays.as_points(x, name), [int(v) for v in o]
+
+
+def _frame_boxes(box, frames: int, d: int):
+    """F x D box sides (one number, D sides, or an (F, D) array), each finite and > 0."""
+    b = np.asarray(_arrays.to_numpy(box), dtype=np.float64)
+    if b.ndim <= 1:
+        b = np.broadcast_to(np.asarray(_box_sides(b, d)), (frames, d))
+    if b.shape != (frames, d):
+        raise ValueError(f"twobody: the boxes must be one number, {d} sides, or an ({frames}, {d}) array, "
+                         f"not of shape {b.shape}")
+    if not np.all(np.isfinite(b) & (b > 0)):
+        raise ValueError("twobody: box sides must be finite and > 0")
+    return np.ascontiguousarray(b)
+
+
+def _progress_bar(progress):
+    """The callback the core calls between runs of frames: the caller's own, tqdm's, or a line."""
+    if progress is None or progress is False:
+        return None, None
+    if callable(progress):
+        return progress, None
+    try:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=None, unit="frame", desc="twobody")
+
+        def update(done, total):
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        return update, bar
+    except ImportError:
+        import sys
+
+        def line(done, total):
+            end = "\n" if done == total else ""
+            print(f"\rtwobody: {done}/{total} frames", end=end, file=sys.stderr, flush=True)
+
+        return line, None
+
+
+def rdf_frames(frames, *, box, r_max: float, bins: int = 100, offsets=None, frames_b=None, offsets_b=None,
+               per_frame: bool = False, exact: bool = False, progress=None, chunk_points: Optional[int] = None,
+               backend: str = "auto", stream=None) -> RDFFrames:
+    """g(r) over the frames of a trajectory in a periodic box, in one launch for all frames.
+
+    Parameters
+    ----------
+    frames : (F, N, D) array, or (total, D) with ``offsets``
+        The frames' coordinates (D = 1, 2 or 3, float32 or float64), each frame in its box:
+        0 <= x < L. With ``offsets`` (F + 1 non-decreasing ints from 0 to total), frame f is
+        rows offsets[f] to offsets[f + 1] - 1, so frames may differ in size (or be empty).
+    box : float, D sides, or (F, D) array
+        The periodic box, the same for every frame or one per frame (NPT runs).
+    r_max, bins : float, int
+        Bins of equal width from 0 to r_max, which must not exceed half the shortest side of
+        any frame's box.
+    frames_b, offsets_b : optional
+        A second species in the same form (as many frames): g_AB(r) of the pairs A x B in each
+        frame, e.g. ``frames=x[:, types == 0], frames_b=x[:, types == 1]``.
+    per_frame : bool
+        Also return each frame's g(r) and histogram.
+    exact : bool
+        IEEE distances and edges instead of the fast square root (see ``histogram``).
+    progress : bool or callable, optional
+        ``True`` shows a progress bar (tqdm if installed, else a line on stderr); a callable is
+        called as progress(frames_done, frames). Host trajectories go to the GPU in runs of
+        ``chunk_points`` points (default 2^24), copied while the run before computes; progress
+        and Ctrl-C are taken between runs (the CPU backend reports no progress).
+
+    Returns
+    -------
+    RDFFrames
+
+    Example: ``res = twobody.rdf_frames(traj, box=boxes, r_max=10.0, bins=200)`` with ``traj``
+    of shape (frames, atoms, 3) and ``boxes`` of shape (frames, 3).
+    """
+    a, oa = _frames(frames, offsets, "frames")
+    b, ob = (None, None) if frames_b is None else _frames(frames_b, offsets_b, "frames_b")
+    if b is not None and len(ob) != len(oa):
+        raise ValueError(f"twobody: frames has {len(oa) - 1} frames and frames_b {len(ob) - 1}")
+    _sets(a, b, _backend(backend))
+    d, f = int(a.shape[1]), len(oa) - 1
+    boxes = _frame_boxes(box, f, d)
+    if not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError("twobody: bins must be an int >= 1")
+    r_max = float(r_max)
+    if not (np.isfinite(r_max) and r_max > 0):
+        raise ValueError("twobody: r_max must be finite and > 0")
+    if r_max > 0.5 * boxes.min() * (1 + 1e-12):
+        raise ValueError(f"twobody: r_max = {r_max} is past half the shortest box side of a frame "
+                         f"({0.5 * boxes.min()}), where the minimum-image distance is ambiguous")
+    n_a = np.diff(np.asarray(oa, dtype=np.int64))
+    n_b = None if b is None else np.diff(np.asarray(ob, dtype=np.int64))
+    has_pairs = n_a >= 2 if b is None else (n_a >= 1) & (n_b >= 1)
+    if not has_pairs.any():
+        raise ValueError("twobody: no frame has a pair (each frame needs two points, or one of each species)")
+    # One box and one size for every frame: the mean of the frames' g(r) is the g(r) of the summed
+    # histogram over F, so the core sums (bins values) instead of keeping F histograms.
+    alike = (boxes == boxes[0]).all() and (n_a == n_a[0]).all() and (n_b is None or (n_b == n_b[0]).all())
+    keep = per_frame or not alike
+    callback, bar = _progress_bar(progress)
+    try:
+        counts, _ = _core.rdf_frames(a, oa, b, ob, boxes.ravel().tolist(), r_max, int(bins), keep, bool(exact),
+                                     int(chunk_points or 0), callback, _backend(backend), _arrays.stream_handle(stream))
+    finally:
+        if bar is not None:
+            bar.close()
+
+    def g_of(c, rows, first=0):
+        nb_ = [] if n_b is None else n_b[first:first + rows].tolist()
+        return _core.radial_distribution_frames(c.ravel().tolist(), r_max, int(bins),
+                                                boxes[first:first + rows].ravel().tolist(), d,
+                                                n_a[first:first + rows].tolist(), nb_).reshape(rows, int(bins))
+
+    edges = np.linspace(0.0, r_max, int(bins) + 1)
+    r = 0.5 * (edges[1:] + edges[:-1])
+    if not keep:
+        return RDFFrames(r, g_of(counts, 1)[0] / f, counts, edges)
+    counts = counts.reshape(f, int(bins))
+    g = g_of(counts, f)
+    out = RDFFrames(r, g[has_pairs].mean(axis=0), counts.sum(axis=0), edges)
+    if per_frame:
+        out.g_per_frame, out.counts_per_frame = g, counts
+    return out
+
+
+@dataclass
 class Xi:
     """xi(r) from pair counts: ``xi`` per bin, ``r`` bin centres (geometric for log bins),
     ``edges``, and the raw pair counts ``dd``, ``dr``, ``rr`` (weighted sums with weights)."""
@@ -324,7 +524,8 @@ def xi(data, randoms, *, bins: int, range, scale: str = "log", weights=None, ran
 # Joins and kernel sums
 
 
-def pairs_within(points, points_b=None, *, eps: float, sort: bool = True, backend: str = "auto", stream=None):
+def pairs_within(points, points_b=None, *, eps: float, metric: str = "euclidean", return_distances: bool = False,
+                 sort: bool = True, backend: str = "auto", stream=None):
     """The similarity join: every pair with |a_i - b_j| <= eps, as an (m, 2) array of indices
     (i, j) (one set: each pair once with i < j).
 
@@ -332,13 +533,31 @@ def pairs_within(points, points_b=None, *, eps: float, sort: bool = True, backen
     copied to the host. ``sort=True`` orders the pairs by (i, j) (the GPU's order is otherwise
     unspecified). A pair with a NaN coordinate never joins.
 
+    ``metric="cosine"`` joins on the cosine distance 1 - cos(a, b) instead. High-dimensional
+    points (D > 3, float16/bfloat16), ``metric="cosine"`` and ``return_distances=True`` run the
+    exact tensor-core join, which takes float32, float16 or bfloat16 points and can return each
+    pair's value: ``ij, d = pairs_within(x, eps=0.5, return_distances=True)`` (d float32).
+
     Example: ``ij = twobody.pairs_within(x, eps=0.1)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if metric not in ("euclidean", "cosine"):
+        raise ValueError(f"twobody: metric must be 'euclidean' or 'cosine', not {metric!r}")
+    if _high_dimensional(a, metric, force=return_distances):
+        ij, d = _core.rows_pairs_within(a, b, float(eps), metric, bool(sort), _backend(backend),
+                                        _arrays.stream_handle(stream))
+        ij, d = _device_or_like(ij, a), _device_or_like(d, a, indices=False)
+        return (ij, d) if return_distances else ij
     out = _core.pairs_within(a, b, float(eps), bool(sort), _backend(backend), _arrays.stream_handle(stream))
+    return _device_or_like(out, a)
+
+
+def _device_or_like(out, a, indices: bool = True):
+    """A result of the core in a's library: NumPy results as they are (or converted), device
+    results by DLPack."""
     if isinstance(out, np.ndarray):
         return out if _arrays.library_of(a) == "numpy" else _arrays.like(out, a)
-    return _arrays.from_device(out, a)
+    return _arrays.from_device(out, a, indices)
 
 
 def kernel_sum(points, points_b=None, *, bandwidth: float, per_point: bool = False, backend: str = "auto",
@@ -349,11 +568,67 @@ def kernel_sum(points, points_b=None, *, bandwidth: float, per_point: bool = Fal
     ``per_point=True``: for every point a_i the sum over its partners (every b_j, or every a_j
     with j != i), an array (the unnormalised kernel density at each point).
 
+    High-dimensional points (D > 3, float16/bfloat16) take the tensor-core products; each term
+    is then within a proven margin of the exact one (docs/highdim.md), and the sums are float64.
+
     Example: ``density = twobody.kernel_sum(x, bandwidth=0.5, per_point=True)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if _high_dimensional(a):
+        out = _core.rows_kernel_sum(a, b, float(bandwidth), bool(per_point), _backend(backend),
+                                    _arrays.stream_handle(stream))
+        return _arrays.like(out, a) if per_point else float(out)
     out = _core.kernel_sum(a, b, float(bandwidth), bool(per_point), _backend(backend), _arrays.stream_handle(stream))
     return _arrays.like(out, a) if per_point else float(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Nearest neighbours
+
+
+@dataclass
+class Neighbors:
+    """The k nearest neighbours of each point: ``indices`` (n, k) int32 (int64 for PyTorch), the
+    partners nearest first, and ``distances`` (n, k) float32, in the caller's array library."""
+
+    indices: Any
+    distances: Any
+
+
+def knn(points, points_b=None, *, k: int, metric: str = "euclidean", backend: str = "auto",
+        stream=None) -> Neighbors:
+    """The exact k nearest neighbours of every point of ``points``: among the other points of
+    ``points`` (itself excluded), or among the points of ``points_b``.
+
+    Parameters
+    ----------
+    points, points_b : (n, D) arrays of float32, float16 or bfloat16, any D
+        Queries and, optionally, the points searched (one set: each point's k nearest others).
+    k : int
+        Neighbours per point, 1 <= k <= the number of partners (n - 1, or len(points_b)).
+    metric : {"euclidean", "cosine"}
+        Euclidean distance, or cosine distance 1 - cos(a, b).
+
+    Returns
+    -------
+    Neighbors
+        ``indices[i, r]`` is the r-th nearest partner of point i and ``distances[i, r]`` its
+        distance, rounded to float32 from an exact evaluation. Equal distances are ordered by the
+        smaller index. A partner at a NaN distance is never a neighbour; where fewer than k
+        partners remain, the index is -1 and the distance inf. Device points give device results.
+
+    The GPU computes the products on the tensor cores and evaluates exactly every partner that
+    their proven error margin cannot rule out, so the answer equals the CPU backend's.
+
+    Example: ``nn = twobody.knn(embeddings, k=10, metric="cosine")``.
+    """
+    a, b = _sets(points, points_b, _backend(backend))
+    if metric not in ("euclidean", "cosine"):
+        raise ValueError(f"twobody: metric must be 'euclidean' or 'cosine', not {metric!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError("twobody: k must be an int (the number of neighbours)")
+    idx, dist = _core.knn(a, b, int(k), metric, _backend(backend), _arrays.stream_handle(stream))
+    return Neighbors(_device_or_like(idx, a), _device_or_like(dist, a, indices=False))
 
 
 # ---------------------------------------------------------------------------------------------

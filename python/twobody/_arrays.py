@@ -23,18 +23,19 @@ def library_of(x) -> str:
 
 
 def as_points(x, name: str):
-    """An (n, D) array of float32/float64 points, in its own library (1-D arrays are (n, 1))."""
+    """An (n, D) array of points (float32/float64; float16/bfloat16 for the high-dimensional
+    statistics), in its own library (1-D arrays are (n, 1))."""
     if x is None:
         raise TypeError(f"twobody: {name} is None; pass an (n, D) array of points")
     lib = library_of(x)
     if lib == "other":
         x = np.asarray(x)
         lib = "numpy"
-    if lib == "numpy" and x.dtype not in (np.float32, np.float64):
+    if lib == "numpy" and x.dtype not in (np.float32, np.float64, np.float16):
         if x.dtype.kind in "iub":
-            raise TypeError(f"twobody: {name} holds {x.dtype}; coordinates must be float32 or float64 "
+            raise TypeError(f"twobody: {name} holds {x.dtype}; coordinates must be float32, float64 or float16 "
                             "(convert with .astype(numpy.float64))")
-        raise TypeError(f"twobody: {name} holds {x.dtype}; coordinates must be float32 or float64")
+        raise TypeError(f"twobody: {name} holds {x.dtype}; coordinates must be float32, float64 or float16")
     if x.ndim == 1:
         x = x.reshape(-1, 1)
     if x.ndim != 2:
@@ -107,6 +108,11 @@ def column_range(x):
     return to_numpy(x.min(axis=0)), to_numpy(x.max(axis=0))
 
 
+def dtype_name(x) -> str:
+    """The dtype of an array of any supported library, as a string ('float32', 'bfloat16', ...)."""
+    return str(x.dtype).rsplit(".", 1)[-1]
+
+
 def like(result: np.ndarray, x):
     """A small NumPy result as an array of x's library on x's device (JAX gets NumPy for
     integer results, which it would narrow to 32 bits without x64)."""
@@ -129,8 +135,9 @@ def like(result: np.ndarray, x):
     return result
 
 
-def from_device(result, x):
-    """A device result of the core (DLPack-capable) as an array of x's library."""
+def from_device(result, x, indices: bool = True):
+    """A device result of the core (DLPack-capable) as an array of x's library (``indices``:
+    an index array, which PyTorch gets as int64)."""
     lib = library_of(x)
     if lib == "cupy":
         import cupy
@@ -139,7 +146,8 @@ def from_device(result, x):
     if lib == "torch":
         import torch
 
-        return torch.from_dlpack(result).to(torch.int64)  # torch's uint32 has few operations
+        t = torch.from_dlpack(result)
+        return t.to(torch.int64) if indices else t  # torch's uint32 has few operations
     if lib == "jax":
         import jax.dlpack
 

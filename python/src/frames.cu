@@ -1,0 +1,159 @@
+// rdf_frames: the distance histograms of every frame of a trajectory in a periodic box that may
+// change from frame to frame (frames.cuh: one launch for all frames, host trajectories in runs
+// with their copies overlapped), summed or per frame, and g(r) from them.
+#include "statistics.cuh"
+
+namespace twobody_py {
+namespace {
+
+using frame_sizes = std::vector<long long>;
+
+/// Offsets as the library reads them (F + 1 non-decreasing values; the library checks them).
+std::vector<twobody::size_type> offsets_of(frame_sizes const& o, array const& x, char const* name)
+{
+  if (o.size() < 2) { throw nb::value_error((std::string("twobody: ") + name + " needs at least one frame (F + 1 offsets)").c_str()); }
+  if (o.front() != 0 || o.back() != static_cast<long long>(x.shape(0))) {
+    throw nb::value_error((std::string("twobody: ") + name + " must start at 0 and end at the number of points").c_str());
+  }
+  return {o.begin(), o.end()};
+}
+
+/// F x 3 box sides of T: each frame's D sides, and the longest for the zero columns past D.
+template <class T>
+std::vector<T> padded_boxes(std::vector<double> const& boxes, std::size_t frames, int given)
+{
+  if (boxes.size() != frames * static_cast<std::size_t>(given)) {
+    throw nb::value_error("twobody: the boxes need one side per coordinate and frame (F x D values)");
+  }
+  std::vector<T> out(frames * dims);
+  for (std::size_t f = 0; f < frames; ++f) {
+    double longest = 0.0;
+    for (int d = 0; d < given; ++d) {
+      double const l = boxes[f * given + d];
+      if (!(l > 0.0) || !std::isfinite(l)) { throw nb::value_error("twobody: box sides must be finite and > 0"); }
+      longest = std::max(longest, l);
+    }
+    for (int d = 0; d < dims; ++d) { out[f * dims + d] = static_cast<T>(d < given ? boxes[f * given + d] : longest); }
+  }
+  return out;
+}
+
+struct frames_out {
+  std::vector<double> counts;   // F x bins (per frame) or bins
+  std::vector<double> outside;  // F values (per frame) or one
+};
+
+template <class T>
+frames_out rdf_frames_typed(array const& a, frame_sizes const& offsets, std::optional<array> const& b,
+                            std::optional<frame_sizes> const& offsets_b, std::vector<double> const& boxes, double r_max,
+                            int bins, bool per_frame, bool exact, twobody::frames_options const& opt,
+                            twobody::execution_policy exec)
+{
+  point_columns<T, false> const pa(a, std::nullopt, "frames", exec.stream);
+  std::optional<point_columns<T, false>> pb;
+  if (b) { pb.emplace(*b, std::nullopt, "frames_b", exec.stream); }
+  auto const oa = offsets_of(offsets, a, "offsets");
+  std::vector<twobody::size_type> ob;
+  if (b) {
+    ob = offsets_of(*offsets_b, *b, "offsets_b");
+    if (ob.size() != oa.size()) { throw nb::value_error("twobody: both species need the same number of frames"); }
+  }
+  auto const frames = static_cast<twobody::size_type>(oa.size() - 1);
+  auto const sides  = padded_boxes<T>(boxes, oa.size() - 1, pa.dims_given());
+  auto const fa     = twobody::make_frames(pa.view(), oa.data(), frames).with_boxes(sides.data());
+  auto const pairs  = b ? twobody::cross_frame_pairs(fa, twobody::make_frames(pb->view(), ob.data(), frames))
+                        : twobody::self_frame_pairs(fa);
+
+  frames_out out;
+  auto take = [&](auto const& results) {
+    for (auto const& h : results) {
+      out.counts.insert(out.counts.end(), h.counts.begin(), h.counts.end());
+      out.outside.push_back(static_cast<double>(h.outside));
+    }
+  };
+  auto run = [&](auto f, auto const& edges) {
+    for (int d = 0; d < dims; ++d) { f.box[d] = sides[d]; }  // frame 0's; each frame's replaces it
+    if (per_frame) {
+      take(twobody::histogram_per_frame(exec, pairs, f, edges, opt));
+    } else {
+      take(std::vector{twobody::histogram_frames(exec, pairs, f, edges, opt)});
+    }
+  };
+  T const hi = static_cast<T>(r_max);
+  if (exact) {
+    run(twobody::periodic_euclidean<T, dims>{}, twobody::uniform_bins<T>(T(0), hi, bins));
+  } else {
+    run(twobody::periodic_squared_euclidean<T, dims>{}, twobody::distance_bins<T>(hi, bins));
+  }
+  return out;
+}
+
+nb::tuple rdf_frames(array const& a, frame_sizes const& offsets, std::optional<array> const& b,
+                     std::optional<frame_sizes> const& offsets_b, std::vector<double> const& boxes, double r_max, int bins,
+                     bool per_frame, bool exact, long long chunk_points, nb::object progress, std::string const& backend,
+                     std::uintptr_t stream)
+{
+  (void)dims_of(a, b);
+  if (b.has_value() != offsets_b.has_value()) { throw nb::value_error("twobody: give frames_b with offsets_b"); }
+  if (bins < 1) { throw nb::value_error("twobody: need at least one bin"); }
+  if (!(r_max > 0.0) || !std::isfinite(r_max)) { throw nb::value_error("twobody: r_max must be finite and > 0"); }
+  twobody::frames_options opt;
+  if (chunk_points > 0) { opt.chunk_points = chunk_points; }
+  if (!progress.is_none()) {
+    // Called between runs of frames, with the interpreter unlocked: take it, let Ctrl-C and the
+    // callback's own exceptions end the call (the library frees what it holds as they pass).
+    nb::handle fn = progress;
+    opt.progress  = [fn](twobody::size_type done, twobody::size_type total) {
+      nb::gil_scoped_acquire locked;
+      if (PyErr_CheckSignals() != 0) { throw nb::python_error(); }
+      fn(done, total);
+    };
+  }
+  auto const exec = policy_of(backend, stream);
+  device_scope scope(device_of(a));
+  auto out = with_value_type(a, [&](auto t) {
+    return without_gil(
+      [&] { return rdf_frames_typed<decltype(t)>(a, offsets, b, offsets_b, boxes, r_max, bins, per_frame, exact, opt, exec); });
+  });
+  return nb::make_tuple(to_numpy(std::move(out.counts)), to_numpy(std::move(out.outside)));
+}
+
+/// g(r) of each frame from its histogram (F x bins counts), box (F x D sides) and sizes (n_b
+/// empty: one species); frames without pairs get NaN.
+nb::ndarray<nb::numpy, double, nb::ndim<1>> radial_distribution_frames(std::vector<double> const& counts, double r_max, int bins,
+                                                                       std::vector<double> const& boxes, int dims_given,
+                                                                       frame_sizes const& n_a, frame_sizes const& n_b)
+{
+  std::size_t const frames = n_a.size();
+  if (bins < 1 || counts.size() != frames * static_cast<std::size_t>(bins) || boxes.size() != frames * dims_given ||
+      (!n_b.empty() && n_b.size() != frames)) {
+    throw nb::value_error("twobody: radial_distribution_frames: sizes of counts, boxes and frames disagree");
+  }
+  twobody::distance_bins<double> const edges(r_max, bins);
+  std::vector<double> g(counts.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t f = 0; f < frames; ++f) {
+    bool const has_pairs = n_b.empty() ? n_a[f] >= 2 : (n_a[f] >= 1 && n_b[f] >= 1);
+    if (!has_pairs) { continue; }
+    twobody::histogram_result<double> h;
+    h.counts.assign(counts.begin() + static_cast<std::ptrdiff_t>(f * bins), counts.begin() + static_cast<std::ptrdiff_t>((f + 1) * bins));
+    std::vector<double> const box(boxes.begin() + static_cast<std::ptrdiff_t>(f * dims_given),
+                                  boxes.begin() + static_cast<std::ptrdiff_t>((f + 1) * dims_given));
+    auto const gf = n_b.empty() ? twobody::radial_distribution(h, edges, box, n_a[f])
+                                : twobody::radial_distribution(h, edges, box, n_a[f], n_b[f]);
+    std::copy(gf.begin(), gf.end(), g.begin() + static_cast<std::ptrdiff_t>(f * bins));
+  }
+  return to_numpy(std::move(g));
+}
+
+}  // namespace
+
+void bind_frames(nb::module_& m)
+{
+  m.def("rdf_frames", &rdf_frames, "frames"_a, "offsets"_a, "frames_b"_a.none(), "offsets_b"_a.none(), "boxes"_a,
+        "r_max"_a, "bins"_a, "per_frame"_a, "exact"_a, "chunk_points"_a, "progress"_a.none(), "backend"_a, "stream"_a,
+        "Distance histograms of trajectory frames as (counts, outside). Use twobody.rdf_frames.");
+  m.def("radial_distribution_frames", &radial_distribution_frames, "counts"_a, "r_max"_a, "bins"_a, "boxes"_a, "dims"_a,
+        "n_a"_a, "n_b"_a, "g(r) of each frame from its histogram. Use twobody.rdf_frames.");
+}
+
+}  // namespace twobody_py
