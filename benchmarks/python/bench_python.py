@@ -149,7 +149,7 @@ def summary(stat, result):
         h = host(result)
         return float(h.sum())
     if stat == "knn":
-        idx = host(getattr(result, "indices", result))
+        idx = host(result.indices if hasattr(result, "distances") else result)  # twobody.Neighbors or a tensor
         return idx[:4, :3].tolist()
     return None
 
