@@ -190,6 +190,35 @@ TEST(GpuGrid, OneCallWithACutoffChoosesTheSearchAndAgrees)
   EXPECT_EQ(count_pairs(cross_pairs(q.view(), d.view()), pred, cross), count_pairs(cross_pairs(q.view(), d.view()), pred));
 }
 
+TEST(GpuGrid, OneCallWithACutoffTakesThePeriodicBoxOfItsFunctor)
+{
+  // A minimum-image predicate or metric with a cutoff: the grid is periodic in the functor's
+  // box, so pairs across the box's faces are found (an open grid would miss them).
+  TBT_REQUIRE_GPU();
+  using namespace twobody;
+  int const L = 64;
+  tbt::host_points<float, 3> h(tbt::quick() ? 6000 : 12000, 305, L);  // integer coordinates in [0, 64)
+  tbt::device_points<float, 3> d(h);
+  auto const metric = make_periodic_squared_euclidean(float(L), float(L), float(L));
+  within<decltype(metric), float> const pred{metric, 4.5f * 4.5f};
+  for (auto const& pairs : {self_pairs(d.view()), cross_pairs(d.view(), d.view())}) {
+    auto const brute = count_pairs(pairs, pred);
+    pair_search used = pair_search::brute_force;
+    within_cutoff<float> rg{4.5f, pair_search::grid};
+    rg.chosen = &used;
+    EXPECT_EQ(count_pairs(pairs, pred, rg), brute);
+    EXPECT_EQ(used, pair_search::grid);
+    rg.search = pair_search::automatic;
+    EXPECT_EQ(count_pairs(pairs, pred, rg), brute);
+    distance_bins<float> bins(4.5f, 9);
+    rg.search = pair_search::grid;
+    EXPECT_EQ(histogram(pairs, metric, bins, rg).counts, histogram(pairs, metric, bins).counts);
+  }
+  auto const self = self_pairs(h.view());
+  EXPECT_EQ(count_pairs(self_pairs(d.view()), pred, within_cutoff<float>{4.5f, pair_search::grid}),
+            cpu::count_pairs(self, pred));
+}
+
 TEST(GpuGrid, HistogramsPastFortyEightKiBOfSharedMemory)
 {
   TBT_REQUIRE_GPU();

@@ -21,6 +21,7 @@
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/grid_kernels.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/detail/periodic_box.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/grid_index.cuh>
 #include <twobody/histogram.cuh>
@@ -418,10 +419,22 @@ bool grid_pays(grid_geometry<D> const& geo, double pairs)
   return share < 0.35;
 }
 
-/// Runs a range-limited statistic: brute(policy) on the CPU backend or for brute force on the
-/// GPU, on_grid(index, cross queries or null) when a grid is used.
-template <class T, int D, class Run, class Brute>
-auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg,
+/// The grid of a range-limited statistic of f: periodic in f's box when f has one (a
+/// minimum-image functor), else over the points' bounding box.
+template <class T, int D, class F>
+grid_index<T, D> grid_for(points<T, D> const& indexed, T cutoff, F const& f, cudaStream_t stream)
+{
+  if constexpr (has_periodic_box<F>) {
+    return grid_index<T, D>(indexed, cutoff, box_of<D, T>(f), stream);
+  } else {
+    return grid_index<T, D>(indexed, cutoff, stream);
+  }
+}
+
+/// Runs a range-limited statistic of f: brute(policy) on the CPU backend or for brute force on
+/// the GPU, on_grid(index, cross queries or null) when a grid is used.
+template <class T, int D, class F, class Run, class Brute>
+auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg, F const& f,
                    char const* what, Run&& on_grid, Brute&& brute)
 {
   validate(pairs);
@@ -440,7 +453,7 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
     if (rg.chosen != nullptr) { *rg.chosen = use; }
     return brute(twobody::exec::gpu.on(stream));
   }
-  grid_index<T, D> const index(indexed, rg.cutoff, stream);
+  grid_index<T, D> const index = grid_for(indexed, rg.cutoff, f, stream);
   if (use == pair_search::automatic) {
     use = grid_pays(index.geometry(), static_cast<double>(pairs.count())) ? pair_search::grid : pair_search::brute_force;
   }
@@ -453,13 +466,15 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
 
 /// Pairs of `pairs` (self or cross) with pred(a, b) true, where pred is false beyond
 /// rg.cutoff: through a grid when it pays (or as rg.search says), else brute force, on the
-/// backend `exec` names (the CPU backend always uses brute force).
+/// backend `exec` names (the CPU backend always uses brute force). A minimum-image predicate
+/// (within{periodic_squared_euclidean, r2}) gets a periodic grid in its box: the points must
+/// lie in [0, box) and the cutoff must not exceed half a side.
 template <class T, int D, class Pred>
 unsigned long long count_pairs(execution_policy const& exec, pair_set<points<T, D>> const& pairs, Pred pred,
                                within_cutoff<T> const& rg)
 {
   return detail::range_limited(
-    exec, pairs, rg, "count_pairs",
+    exec, pairs, rg, pred, "count_pairs",
     [&](grid_index<T, D> const& index, points<T, D> const* cross) {
       return detail::grid_count(index, cross, pred, rg.grid, exec.stream);
     },
@@ -482,7 +497,7 @@ histogram_result<unsigned long long> histogram(execution_policy const& exec, pai
 {
   detail::check_bins_accept<F, Binning>();
   return detail::range_limited(
-    exec, pairs, rg, "histogram",
+    exec, pairs, rg, f, "histogram",
     [&](grid_index<T, D> const& index, points<T, D> const* cross) {
       return detail::grid_histogram(index, cross, f, bins, rg.grid, exec.stream);
     },

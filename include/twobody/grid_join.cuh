@@ -200,14 +200,14 @@ join_result<index_pair> pairs_within(points<T, D> const& queries, grid_index<T, 
 /// Join of `pairs` (self or cross) where `x` keeps no pair farther apart than rg.cutoff:
 /// through a grid index of the B side when it pays (or as rg.search says), else the tiled
 /// brute-force join, on the backend `exec` names (the CPU backend: brute force). Same records
-/// either way (order unspecified).
+/// either way (order unspecified). A minimum-image predicate gets a periodic grid in its box.
 template <class T, int D, class X>
 join_result<join_record_t<X>> join(execution_policy const& exec,
                                                             pair_set<points<T, D>> const& pairs, X const& x,
                                                             within_cutoff<T> const& rg, join_options const& jopt = {})
 {
   return detail::range_limited(
-    exec, pairs, rg, "join",
+    exec, pairs, rg, x, "join",
     [&](grid_index<T, D> const& index, points<T, D> const* cross) {
       return cross != nullptr ? join(*cross, index, x, jopt, rg.grid, exec.stream)
                               : join(index, x, jopt, rg.grid, exec.stream);

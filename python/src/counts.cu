@@ -4,27 +4,40 @@
 namespace twobody_py {
 namespace {
 
+// Unweighted sets may take a grid of cell side r (search: "auto", "brute", "grid"); weighted
+// ones evaluate every pair.
 template <class T, bool Weighted>
 twobody::pair_count_t<twobody::points<T, dims, Weighted>> count_typed(array const& a, std::optional<array> const& b, std::optional<array> const& wa,
                        std::optional<array> const& wb, double r, std::optional<std::vector<double>> const& box,
-                       twobody::execution_policy exec)
+                       twobody::pair_search search, twobody::execution_policy exec)
 {
   point_sets<T, Weighted> const sets(a, b, wa, wb, exec.stream);
   auto const pairs = sets.pairs();
   auto const near  = twobody::within_radius(static_cast<T>(r));
+  auto count = [&](auto const& pred) -> twobody::pair_count_t<twobody::points<T, dims, Weighted>> {
+    if constexpr (!Weighted) {
+      if (search != twobody::pair_search::brute_force) {
+        return twobody::count_pairs(exec, pairs, pred, twobody::within_cutoff<T>{static_cast<T>(r), search});
+      }
+    }
+    return twobody::count_pairs(exec, pairs, pred);
+  };
   if (box) {
     using metric = twobody::periodic_squared_euclidean<T, dims>;
-    twobody::within<metric, T> const pred{periodic<metric>(*box, sets.dims_given()), near.r2};
-    return twobody::count_pairs(exec, pairs, pred);
+    return count(twobody::within<metric, T>{periodic<metric>(*box, sets.dims_given()), near.r2});
   }
-  return twobody::count_pairs(exec, pairs, near);
+  return count(near);
 }
 
 nb::object count(array const& a, std::optional<array> const& b, double r, std::optional<std::vector<double>> const& box,
-                 std::optional<array> const& wa, std::optional<array> const& wb, std::string const& backend,
-                 std::uintptr_t stream)
+                 std::optional<array> const& wa, std::optional<array> const& wb, std::string const& search_name,
+                 std::string const& backend, std::uintptr_t stream)
 {
   (void)dims_of(a, b);
+  auto const search = search_of(search_name);
+  if (wa && search == twobody::pair_search::grid) {
+    throw nb::value_error("twobody: search='grid' counts unweighted pairs; with weights use search='brute' or 'auto'");
+  }
   if (!(r >= 0.0) || !std::isfinite(r)) { throw nb::value_error("twobody: r must be finite and >= 0"); }
   if (b.has_value() && wa.has_value() != wb.has_value()) {
     throw nb::value_error("twobody: give weights for both point sets or for neither");
@@ -33,8 +46,8 @@ nb::object count(array const& a, std::optional<array> const& b, double r, std::o
   device_scope scope(device_of(a));
   return with_value_type(a, [&](auto t) -> nb::object {
     using T = decltype(t);
-    if (wa) { return nb::cast(without_gil([&] { return count_typed<T, true>(a, b, wa, wb, r, box, exec); })); }
-    return nb::cast(without_gil([&] { return count_typed<T, false>(a, b, wa, wb, r, box, exec); }));
+    if (wa) { return nb::cast(without_gil([&] { return count_typed<T, true>(a, b, wa, wb, r, box, search, exec); })); }
+    return nb::cast(without_gil([&] { return count_typed<T, false>(a, b, wa, wb, r, box, search, exec); }));
   });
 }
 
@@ -43,7 +56,7 @@ nb::object count(array const& a, std::optional<array> const& b, double r, std::o
 void bind_counts(nb::module_& m)
 {
   m.def("count_pairs", &count, "points"_a, "points_b"_a.none(), "r"_a, "box"_a.none(), "weights"_a.none(),
-        "weights_b"_a.none(), "backend"_a, "stream"_a,
+        "weights_b"_a.none(), "search"_a, "backend"_a, "stream"_a,
         "Pairs closer than r (int; the sum of w_i w_j with weights). Use twobody.count_pairs.");
 }
 

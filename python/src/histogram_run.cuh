@@ -15,6 +15,7 @@ struct histogram_args {
   double hi_y = 0;  // rp_pi: pi_max
   int bins_y = 0;   // rp_pi: pi bins
   std::optional<std::vector<double>> box;
+  twobody::pair_search search = twobody::pair_search::brute_force;  // distance bins from 0, unweighted: a grid may serve
 };
 
 template <class Count>
@@ -42,6 +43,22 @@ histogram_out<count_of<T, Weighted>> histogram_typed(array const& a, std::option
     return histogram_out<Count>{std::move(r.counts), r.outside, r.pairs};
   };
   T const lo = static_cast<T>(h.lo), hi = static_cast<T>(h.hi);
+  // Fast distance bins (from 0) of unweighted sets over a grid of cell side hi when it pays: the
+  // pairs it skips lie past hi, so they go to `outside`, and `pairs` counts every pair, as with
+  // brute force.
+  auto run_fast = [&](auto f) {
+    twobody::distance_bins<T> const bins(hi, h.bins);
+    if constexpr (!Weighted) {
+      if (h.search != twobody::pair_search::brute_force) {
+        auto r = twobody::histogram(exec, pairs, f, bins, twobody::within_cutoff<T>{hi, h.search});
+        Count in_bins{};
+        for (Count c : r.counts) { in_bins += c; }
+        unsigned long long const all = pairs.count();
+        return histogram_out<Count>{std::move(r.counts), static_cast<Count>(all - in_bins), all};
+      }
+    }
+    return run(f, bins);
+  };
 
   if (h.kind == "rp_pi") {
     return run(twobody::rp_pi_separation{},
@@ -55,14 +72,13 @@ histogram_out<count_of<T, Weighted>> histogram_typed(array const& a, std::option
     if constexpr (Weighted) {
       throw nb::value_error("twobody: weights with a periodic box are not supported by the Python package");
     } else {
-      if (fast) { return run(periodic<twobody::periodic_squared_euclidean<T, dims>>(*h.box, sets.dims_given()),
-                             twobody::distance_bins<T>(hi, h.bins)); }
+      if (fast) { return run_fast(periodic<twobody::periodic_squared_euclidean<T, dims>>(*h.box, sets.dims_given())); }
       auto const dist = periodic<twobody::periodic_euclidean<T, dims>>(*h.box, sets.dims_given());
       if (h.scale == "log") { return run(dist, twobody::log_bins<T>(lo, hi, h.bins)); }
       return run(dist, twobody::uniform_bins<T>(lo, hi, h.bins));
     }
   }
-  if (fast) { return run(twobody::squared_euclidean{}, twobody::distance_bins<T>(hi, h.bins)); }
+  if (fast) { return run_fast(twobody::squared_euclidean{}); }
   if (h.scale == "log") { return run(twobody::euclidean{}, twobody::log_bins<T>(lo, hi, h.bins)); }
   return run(twobody::euclidean{}, twobody::uniform_bins<T>(lo, hi, h.bins));
 }

@@ -23,7 +23,8 @@ nb::tuple to_python(histogram_out<Count> r)
 nb::tuple histogram(array const& a, std::optional<array> const& b, std::string const& kind, std::string const& scale,
                     bool exact, double lo, double hi, int bins, double hi_y, int bins_y,
                     std::optional<std::vector<double>> const& box, std::optional<array> const& wa,
-                    std::optional<array> const& wb, std::string const& backend, std::uintptr_t stream)
+                    std::optional<array> const& wb, std::string const& search, std::string const& backend,
+                    std::uintptr_t stream)
 {
   int const d = dims_of(a, b);
   if (kind != "distance" && kind != "rp_pi" && kind != "angular") {
@@ -43,7 +44,10 @@ nb::tuple histogram(array const& a, std::optional<array> const& b, std::string c
   if (b.has_value() && wa.has_value() != wb.has_value()) {
     throw nb::value_error("twobody: give weights for both point sets or for neither");
   }
-  histogram_args const h{kind, scale, exact, lo, hi, bins, hi_y, bins_y, box};
+  histogram_args const h{kind, scale, exact, lo, hi, bins, hi_y, bins_y, box, search_of(search)};
+  if (h.search == twobody::pair_search::grid && (kind != "distance" || scale != "linear" || lo != 0.0 || exact || wa)) {
+    throw nb::value_error("twobody: search='grid' takes unweighted distance histograms with linear bins from 0 (exact=False)");
+  }
   auto const exec = policy_of(backend, stream);
   device_scope scope(device_of(a));
   return with_value_type(a, [&](auto t) {
@@ -68,8 +72,8 @@ std::string plan_histogram(array const& a, std::optional<array> const& b, double
 void bind_histograms(nb::module_& m)
 {
   m.def("histogram", &histogram, "points"_a, "points_b"_a.none(), "kind"_a, "scale"_a, "exact"_a, "lo"_a, "hi"_a,
-        "bins"_a, "hi_y"_a, "bins_y"_a, "box"_a.none(), "weights"_a.none(), "weights_b"_a.none(), "backend"_a,
-        "stream"_a, "Pair histogram as (counts, outside, pairs). Use twobody.histogram.");
+        "bins"_a, "hi_y"_a, "bins_y"_a, "box"_a.none(), "weights"_a.none(), "weights_b"_a.none(), "search"_a,
+        "backend"_a, "stream"_a, "Pair histogram as (counts, outside, pairs). Use twobody.histogram.");
   m.def("plan_histogram", &plan_histogram, "points"_a, "points_b"_a.none(), "hi"_a, "bins"_a, "box"_a.none(),
         "The cost model's plan of a distance histogram. Use twobody.plan.");
 }

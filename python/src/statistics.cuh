@@ -58,6 +58,16 @@ class point_sets {
   std::optional<point_columns<T, Weighted>> b_;
 };
 
+/// How a statistic with a cutoff finds its pairs: "auto" (a grid when it pays, on the GPU),
+/// "brute" (every pair) or "grid".
+inline twobody::pair_search search_of(std::string const& s)
+{
+  if (s == "auto") { return twobody::pair_search::automatic; }
+  if (s == "brute") { return twobody::pair_search::brute_force; }
+  if (s == "grid") { return twobody::pair_search::grid; }
+  throw nb::value_error(("twobody: search must be 'auto', 'brute' or 'grid', not '" + s + "'").c_str());
+}
+
 /// The D of a call (a and b must agree).
 inline int dims_of(array const& a, std::optional<array> const& b)
 {

@@ -277,3 +277,27 @@ def test_rdf_frames_progress_runs_and_interrupts():
     # The GPU is usable after the interrupted calls (nothing leaked or left pending).
     again = twobody.rdf_frames(t, box=32.0, r_max=15.9, bins=10, **GPU)
     np.testing.assert_array_equal(again.counts, res.counts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics with a cutoff through the GPU's grid
+
+
+@pytest.mark.parametrize("lib", device_libraries())
+def test_grid_search_equals_every_pair(lib):
+    rng = np.random.default_rng(41)
+    L = 96
+    x = rng.integers(0, L, size=(12000, 3)).astype(np.float32)
+    y = rng.integers(0, L, size=(9000, 3)).astype(np.float32)
+    gx, gy = on(lib, x), on(lib, y)
+    for box in (None, float(L)):
+        for b, gb in ((None, None), (y, gy)):
+            want = twobody.count_pairs(x, b, r=4.5, box=box, **CPU)
+            for search in ("grid", "auto", "brute"):
+                assert twobody.count_pairs(gx, gb, r=4.5, box=box, search=search, **GPU) == want, (box, search)
+            h = twobody.histogram(gx, gb, bins=9, range=(0.0, 4.5), box=box, search="grid", **GPU)
+            c = twobody.histogram(x, b, bins=9, range=(0.0, 4.5), box=box, **CPU)
+            np.testing.assert_array_equal(host(h.counts), c.counts)
+            assert h.outside == c.outside and h.pairs == c.pairs
+    g = twobody.rdf(gx, box=float(L), r_max=6.0, bins=12, search="grid", **GPU)
+    np.testing.assert_allclose(g.g, twobody.rdf(x, box=float(L), r_max=6.0, bins=12, **CPU).g, rtol=1e-14)

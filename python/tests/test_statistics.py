@@ -248,3 +248,24 @@ def test_plan_says_what_runs(points):
         assert "input" in text and "predicted" in text
     else:
         assert "CPU backend" in text
+
+
+def test_search_options_give_the_same_answers(points, points_b):
+    # The CPU backend evaluates every pair whatever the search; the GPU's grid is compared with
+    # it in test_gpu.py.
+    for search in ("auto", "brute", "grid"):
+        assert twobody.count_pairs(points, r=5.5, search=search, **CPU) == int((pdist(points) < 5.5).sum())
+        assert twobody.count_pairs(points, points_b, r=5.5, box=32.0, search=search, **CPU) == int(
+            (periodic_distances(points, points_b, [32.0] * 3) < 5.5).sum())
+        h = twobody.histogram(points, bins=8, range=(0.0, 8.1), search=search, **CPU)
+        assert h.pairs == 300 * 299 // 2 and h.counts.sum() + h.outside == h.pairs
+    with pytest.raises(ValueError, match="search must be"):
+        twobody.count_pairs(points, r=5.5, search="kdtree", **CPU)
+    with pytest.raises(ValueError, match="search must be"):
+        twobody.histogram(points, bins=8, range=(0.0, 8.1), search="kdtree", **CPU)
+    with pytest.raises(ValueError, match="search='grid'"):
+        twobody.count_pairs(points, r=5.5, weights=np.ones(len(points)), search="grid", **CPU)
+    with pytest.raises(ValueError, match="search='grid'"):
+        twobody.histogram(points, bins=8, range=(1.0, 8.1), search="grid", **CPU)
+    with pytest.raises(ValueError, match="search= is not supported"):
+        twobody.count_pairs(np.ones((10, 5), np.float32), r=5.5, search="grid", **CPU)  # high-dimensional

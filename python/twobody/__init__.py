@@ -142,7 +142,7 @@ def _box(box, a, b, reach: Optional[float] = None):
 
 
 def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weights_b=None,
-                backend: str = "auto", stream=None):
+                search: str = "auto", backend: str = "auto", stream=None):
     """Number of pairs closer than ``r`` (the 2-point correlation function's DD(r)).
 
     Parameters
@@ -156,6 +156,12 @@ def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weig
         in [0, L) on every axis.
     weights, weights_b : 1-D arrays, optional
         Per-point weights: the result is then the sum of w_i w_j over the counted pairs.
+    search : {"auto", "brute", "grid"}
+        How the GPU finds the pairs closer than r: "grid" builds a grid of cell side r (periodic
+        with ``box``) and visits only neighbouring cells, "brute" evaluates every pair, "auto"
+        takes the grid where the cells' neighbourhoods cover little of the data (and at least
+        2^24 pairs). The count is the same either way; the CPU backend evaluates every pair.
+        Weighted counts evaluate every pair.
 
     Returns
     -------
@@ -167,11 +173,11 @@ def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weig
     """
     a, b = _sets(points, points_b, _backend(backend))
     if _high_dimensional(a):
-        _no_row_options("count_pairs", box=box, weights=weights, weights_b=weights_b)
+        _no_row_options("count_pairs", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
         return _core.rows_count_pairs(a, b, float(r), _backend(backend), _arrays.stream_handle(stream))
     wa, wb = _weights(weights, weights_b, a, b)
     sides = _box(box, a, b, reach=float(r))
-    return _core.count_pairs(a, b, float(r), sides, wa, wb, _backend(backend), _arrays.stream_handle(stream))
+    return _core.count_pairs(a, b, float(r), sides, wa, wb, search, _backend(backend), _arrays.stream_handle(stream))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,8 +202,8 @@ class Histogram:
 
 
 def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euclidean", scale: str = "linear",
-              box=None, weights=None, weights_b=None, exact: bool = False, backend: str = "auto",
-              stream=None) -> Histogram:
+              box=None, weights=None, weights_b=None, exact: bool = False, search: str = "auto",
+              backend: str = "auto", stream=None) -> Histogram:
     """Histogram of a pair value over every pair.
 
     Parameters
@@ -218,6 +224,11 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
         Distance bins from 0 use the GPU's fast square root by default, so a distance within a
         few ulps of an edge may land in the neighbouring bin; ``exact=True`` bins IEEE
         distances (about twice as slow). Other bins are always IEEE.
+    search : {"auto", "brute", "grid"}
+        For distance bins from 0 (linear, not exact, unweighted): "grid" visits only the pairs
+        in neighbouring cells of a grid of cell side ``range[1]`` (periodic with ``box``),
+        "brute" every pair, "auto" the grid where it pays (on the GPU). The histogram,
+        ``outside`` and ``pairs`` are the same either way.
 
     High-dimensional points (D > 3, or float16/bfloat16) take Euclidean distances in linear
     bins, binned exactly (every pair in the bin of its correctly rounded float32 distance).
@@ -233,7 +244,7 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
         if metric != "euclidean" or scale != "linear":
             raise ValueError("twobody: high-dimensional or float16/bfloat16 points take metric='euclidean' and "
                              "scale='linear' histograms")
-        _no_row_options("histogram", box=box, weights=weights, weights_b=weights_b)
+        _no_row_options("histogram", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
         if range is None:
             raise ValueError("twobody: give the bin range, range=(lo, hi)")
         if not isinstance(bins, (int, np.integer)):
@@ -264,8 +275,12 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
         bins_x = int(bins)
     sides = _box(box, a, b, reach=hi)  # bins and range are checked by the core
     kind = {"euclidean": "distance", "rp_pi": "rp_pi", "angular": "angular"}[metric]
+    use_grid = metric == "euclidean" and scale == "linear" and lo == 0.0 and not exact and wa is None
+    if search != "auto" and search not in ("brute", "grid"):
+        raise ValueError(f"twobody: search must be 'auto', 'brute' or 'grid', not {search!r}")
     counts, outside, pairs = _core.histogram(a, b, kind, scale, bool(exact), lo, hi, bins_x, hi_y, bins_y, sides,
-                                             wa, wb, _backend(backend), _arrays.stream_handle(stream))
+                                             wa, wb, search if use_grid or search == "grid" else "brute",
+                                             _backend(backend), _arrays.stream_handle(stream))
     if metric == "rp_pi":
         counts = np.ascontiguousarray(counts.reshape(bins_y, bins_x).T)
         edges = (np.linspace(0.0, hi, bins_x + 1), np.linspace(0.0, hi_y, bins_y + 1))
@@ -291,17 +306,20 @@ class RDF:
 
 
 def rdf(points, points_b=None, *, box, r_max: float, bins: int = 100, exact: bool = False,
-        backend: str = "auto", stream=None) -> RDF:
+        search: str = "auto", backend: str = "auto", stream=None) -> RDF:
     """Radial distribution function g(r) in a periodic box, normalised by the ideal-gas shell
     counts: g = counts / (pairs * shell volume / box volume), with pairs = n (n - 1) / 2 for one
     species and n_a n_b for two (A-B). ``r_max`` must not exceed half the shortest box side.
+
+    ``search`` is as for ``histogram``: "auto" takes a periodic grid of cell side r_max where
+    it pays (r_max well below half the box), which visits only the pairs that can be closer.
 
     Example: ``g = twobody.rdf(x, box=[20.0, 20.0, 20.0], r_max=10.0, bins=200).g``.
     """
     if box is None:
         raise ValueError("twobody: rdf needs the periodic box (box=L or box=[Lx, Ly, Lz])")
-    h = histogram(points, points_b, bins=bins, range=(0.0, r_max), box=box, exact=exact, backend=backend,
-                  stream=stream)
+    h = histogram(points, points_b, bins=bins, range=(0.0, r_max), box=box, exact=exact, search=search,
+                  backend=backend, stream=stream)
     a, b = _sets(points, points_b)
     sides = _box_sides(box, a.shape[1])  # the points were checked against the box by histogram()
     counts = np.asarray(_arrays.to_numpy(h.counts), dtype=np.float64)

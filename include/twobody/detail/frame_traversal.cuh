@@ -7,6 +7,7 @@
 
 #include <twobody/detail/band_keys.cuh>
 #include <twobody/detail/engine.cuh>
+#include <twobody/detail/periodic_box.cuh>
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/tile_traversal.cuh>
 #include <twobody/detail/visitors.cuh>
@@ -31,30 +32,6 @@ struct frame_inputs {
   size_type frames;
   T const* boxes;  ///< frame f's periodic box: boxes[f * D .. f * D + D - 1]; null: the functor's own
 };
-
-/// Sets the periodic box of a functor that has one (`box[D]`, or a `metric` with one, as
-/// within{periodic_squared_euclidean, r2} has); false for functors without a box.
-template <class F, class = void>
-struct has_box_member : cuda::std::false_type {};
-template <class F>
-struct has_box_member<F, cuda::std::void_t<decltype(cuda::std::declval<F&>().box[0])>> : cuda::std::true_type {};
-template <class F, class = void>
-struct has_metric_box : cuda::std::false_type {};
-template <class F>
-struct has_metric_box<F, cuda::std::void_t<decltype(cuda::std::declval<F&>().metric.box[0])>> : cuda::std::true_type {};
-
-template <class F>
-inline constexpr bool takes_frame_box = has_box_member<F>::value || has_metric_box<F>::value;
-
-template <int D, class F, class T>
-__host__ __device__ void set_box(F& f, T const* box)
-{
-  if constexpr (has_box_member<F>::value) {
-    for (int d = 0; d < D; ++d) { f.box[d] = box[d]; }
-  } else if constexpr (has_metric_box<F>::value) {
-    for (int d = 0; d < D; ++d) { f.metric.box[d] = box[d]; }
-  }
-}
 
 /// Units are the tile pairs of frame 0, then of frame 1, ...: frame f's are its own tile
 /// schedule (tile_schedule) over its points. A block takes a contiguous range of units (the
@@ -166,7 +143,7 @@ struct frame_statistic_visitor : statistic_visitor<Agent, F> {
   template <int D, class T>
   __device__ void begin_frame(size_type frame, T const* box)
   {
-    if constexpr (takes_frame_box<F>) {
+    if constexpr (has_periodic_box<F>) {
       if (box != nullptr) { set_box<D>(this->f, box); }
     }
     this->out.begin_frame(frame);

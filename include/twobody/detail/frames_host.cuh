@@ -136,7 +136,7 @@ struct frame_layout {
   template <class F>
   F functor_of(F f, size_type frame) const
   {
-    if constexpr (takes_frame_box<F>) {
+    if constexpr (has_periodic_box<F>) {
       if (!boxes.empty()) { set_box<D>(f, boxes.data() + frame * D); }
     }
     return f;
@@ -194,7 +194,7 @@ void check_frame_boxes(frame_layout<Points> const& layout, F const& f, double re
 {
   constexpr int D = Points::dims;
   if (!layout.boxes.empty()) {
-    TWOBODY_EXPECTS(takes_frame_box<F>,
+    TWOBODY_EXPECTS(has_periodic_box<F>,
                     "frames: the batch has boxes but the functor has no periodic box to take them (use "
                     "periodic_euclidean / periodic_squared_euclidean, or a within{} of one)");
   }
