@@ -217,6 +217,7 @@ def run(args):
             elif stat == "rdf":
                 box = float(n) ** (1.0 / 3.0)  # unit density
                 x = rng.uniform(0, box, size=(n, 3)).astype(np.float32)
+                x[x >= box] = 0.0  # float32 rounding may reach L: wrap it
                 tx = torch.from_numpy(x).cuda() if have_torch else None
                 methods = {"twobody": (WHERE, lambda: twobody.rdf(tx if tx is not None else x, box=box, r_max=5.0,
                                                                   bins=128, backend=args.backend))}
