@@ -11,8 +11,8 @@
 ///     auto per = twobody::histogram_per_frame(twobody::self_frame_pairs(frames), f, bins);  // one per frame
 ///
 /// Pairs never cross frames: self_frame_pairs visits the unordered pairs of each frame,
-/// cross_frame_pairs(a, b) the pairs of frame f of A with frame f of B (two species: A and B
-/// subsets of each frame, e.g. from split_frames_by_mask). Offsets (F + 1 values, non-
+/// cross_frame_pairs(a, b) the pairs of frame f of A with frame f of B (two species: each a frame
+/// set of its own, the caller's subsets of every frame). Offsets (F + 1 values, non-
 /// decreasing, the last at most the points' size), coordinates and boxes may be in host or
 /// device memory; offsets and boxes are read on the host before the launch (device ones are
 /// copied back: one synchronization). Frames with 0 or 1 point have no pairs.
