@@ -11,6 +11,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <utility>
+
 namespace twobody_py {
 
 /// DLPack's float16 and bfloat16 (nanobind names no C++ type for them).
@@ -24,7 +26,7 @@ bool is_row_dtype(array const& x);
 int check_rows(array const& x, char const* name);
 
 /// The D of a call's one or two row sets (same D, dtype and memory).
-int row_dims_of(array const& a, std::optional<array> const& b);
+inline int row_dims_of(array const& a, std::optional<array> const& b) { return dims_of(a, b, check_rows); }
 
 template <class T>
 struct type_tag {
@@ -76,6 +78,18 @@ class row_sets {
   row_view<T> a_;
   std::optional<row_view<T>> b_;
 };
+
+/// n values of V in device memory, and the capsule that frees them with the array handed to
+/// Python.
+template <class V>
+std::pair<V*, nb::capsule> owned_device_array(std::size_t n)
+{
+  struct owned {
+    twobody::detail::device_array<V> a;
+  };
+  auto* o = new owned{twobody::detail::device_array<V>(n)};
+  return {o->a.data(), nb::capsule(o, [](void* p) noexcept { delete static_cast<owned*>(p); })};
+}
 
 /// An array the caller's library takes by DLPack, over memory that `owner` keeps alive: a
 /// NumPy array for host memory, a CUDA array on `device` otherwise.

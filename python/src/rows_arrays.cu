@@ -35,17 +35,6 @@ int check_rows(array const& x, char const* name)
   return static_cast<int>(d);
 }
 
-int row_dims_of(array const& a, std::optional<array> const& b)
-{
-  int const d = check_rows(a, "points");
-  if (b) {
-    int const db = check_rows(*b, "points_b");
-    check_same_kind(a, *b, "points_b");
-    if (db != d) { throw nb::value_error("twobody: both point sets need the same number of coordinates"); }
-  }
-  return d;
-}
-
 namespace {
 
 // dst[i * dims + c] = src[i * row + c * col]: elements moved as bits (U has T's size).

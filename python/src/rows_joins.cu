@@ -18,11 +18,6 @@ __global__ void split_records(record const* r, std::size_t m, std::uint32_t* ij,
   }
 }
 
-template <class V>
-struct owned_device {
-  twobody::detail::device_array<V> a;
-};
-
 template <class T>
 twobody::join_result<record> join_typed(array const& a, std::optional<array> const& b, double eps, std::string const& metric,
                                         twobody::execution_policy exec)
@@ -58,19 +53,17 @@ nb::tuple row_pairs_within(array const& a, std::optional<array> const& b, double
   std::size_t const pair_shape[2] = {m, 2};
   std::size_t const value_shape[1] = {m};
   if (r.location() == twobody::result_location::device) {
-    auto* ij = new owned_device<std::uint32_t>{twobody::detail::device_array<std::uint32_t>(2 * m)};
-    nb::capsule ij_owner(ij, [](void* p) noexcept { delete static_cast<owned_device<std::uint32_t>*>(p); });
-    auto* v = new owned_device<float>{twobody::detail::device_array<float>(m)};
-    nb::capsule v_owner(v, [](void* p) noexcept { delete static_cast<owned_device<float>*>(p); });
+    auto [ij, ij_owner] = owned_device_array<std::uint32_t>(2 * m);
+    auto [v, v_owner]   = owned_device_array<float>(m);
     if (m > 0) {
       auto const s      = exec.stream;
       auto const blocks = static_cast<unsigned>(std::min<std::size_t>((m + 255) / 256, 65535));
-      split_records<<<blocks, 256, 0, s>>>(r.data(), m, ij->a.data(), v->a.data());
+      split_records<<<blocks, 256, 0, s>>>(r.data(), m, ij, v);
       TWOBODY_CHECK_LAUNCH();
       TWOBODY_CUDA_TRY(cudaStreamSynchronize(s));  // r's records are freed on return
     }
-    return nb::make_tuple(wrap_array(ij->a.data(), 2, pair_shape, nullptr, ij_owner, device),
-                          wrap_array(v->a.data(), 1, value_shape, nullptr, v_owner, device));
+    return nb::make_tuple(wrap_array(ij, 2, pair_shape, nullptr, ij_owner, device),
+                          wrap_array(v, 1, value_shape, nullptr, v_owner, device));
   }
   auto* ij = new std::vector<std::uint32_t>(2 * m);
   nb::capsule ij_owner(ij, [](void* p) noexcept { delete static_cast<std::vector<std::uint32_t>*>(p); });

@@ -5,11 +5,6 @@
 namespace twobody_py {
 namespace {
 
-template <class V>
-struct owned_device {
-  twobody::detail::device_array<V> a;
-};
-
 // The (n, k) index and value arrays, filled by fill(indices, values) in host or device memory.
 template <class Fill>
 nb::tuple nearest_arrays(std::size_t n, int k, int device, Fill&& fill)
@@ -17,13 +12,11 @@ nb::tuple nearest_arrays(std::size_t n, int k, int device, Fill&& fill)
   std::size_t const shape[2] = {n, static_cast<std::size_t>(k)};
   std::size_t const total    = n * static_cast<std::size_t>(k);
   if (device >= 0) {
-    auto* idx = new owned_device<std::int32_t>{twobody::detail::device_array<std::int32_t>(total)};
-    nb::capsule idx_owner(idx, [](void* p) noexcept { delete static_cast<owned_device<std::int32_t>*>(p); });
-    auto* val = new owned_device<float>{twobody::detail::device_array<float>(total)};
-    nb::capsule val_owner(val, [](void* p) noexcept { delete static_cast<owned_device<float>*>(p); });
-    if (total > 0) { fill(idx->a.data(), val->a.data()); }
-    return nb::make_tuple(wrap_array(idx->a.data(), 2, shape, nullptr, idx_owner, device),
-                          wrap_array(val->a.data(), 2, shape, nullptr, val_owner, device));
+    auto [idx, idx_owner] = owned_device_array<std::int32_t>(total);
+    auto [val, val_owner] = owned_device_array<float>(total);
+    if (total > 0) { fill(idx, val); }
+    return nb::make_tuple(wrap_array(idx, 2, shape, nullptr, idx_owner, device),
+                          wrap_array(val, 2, shape, nullptr, val_owner, device));
   }
   auto* r = new twobody::neighbors_result(fill(nullptr, nullptr));
   nb::capsule owner(r, [](void* p) noexcept { delete static_cast<twobody::neighbors_result*>(p); });

@@ -68,12 +68,13 @@ inline twobody::pair_search search_of(std::string const& s)
   throw nb::value_error(("twobody: search must be 'auto', 'brute' or 'grid', not '" + s + "'").c_str());
 }
 
-/// The D of a call (a and b must agree).
-inline int dims_of(array const& a, std::optional<array> const& b)
+/// The D of a call (a and b must agree), each set checked by `check` (check_points, or
+/// check_rows for the high-dimensional statistics).
+inline int dims_of(array const& a, std::optional<array> const& b, int (*check)(array const&, char const*) = check_points)
 {
-  int const d = check_points(a, "points");
+  int const d = check(a, "points");
   if (b) {
-    int const db = check_points(*b, "points_b");
+    int const db = check(*b, "points_b");
     check_same_kind(a, *b, "points_b");
     if (db != d) { throw nb::value_error("twobody: both point sets need the same number of coordinates"); }
   }
