@@ -6,7 +6,8 @@ Statistics and peers (a peer that is not installed is left out and the report sa
   sdh      distance histogram, 256 bins over [0, sqrt(3)) of points uniform in the unit cube:
            twobody.histogram; torch.cdist + torch.histc over row chunks (GPU)
   count    pairs closer than r = 0.01: twobody.count_pairs; scipy cKDTree.count_neighbors (CPU,
-           one thread: SciPy has no parallel pair count); torch chunks (cdist < r).sum() (GPU)
+           one thread: SciPy has no parallel pair count); Corrfunc's DD (CPU, all threads);
+           torch chunks (cdist < r).sum() (GPU)
   rdf      g(r) in a periodic box at unit density, 128 bins to r_max = 5: twobody.rdf;
            freud.density.RDF (CPU, all cores, cell lists); torch chunks with the minimum image
   knn      the 10 nearest neighbours of 128-D float16 embeddings: twobody.knn; torch chunks of
@@ -17,7 +18,7 @@ warm-up call, then the median of --repeats calls; a method stops growing N once 
 longer than --cap seconds. Pairs are N (N - 1) / 2 (ordered pairs N (N - 1) for knn).
 
     python3 benchmarks/python/bench_python.py --out results.json
-    python3 benchmarks/python/bench_python.py --table results.json > README.md
+    python3 benchmarks/python/bench_python.py --table results.json [more.json ...] > README.md
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def run(args):
 
         have_torch = torch.cuda.is_available()
     records = []
-    missing = [p for p in ("torch", "scipy", "freud") if not available(p)]
+    missing = [p for p in ("torch", "scipy", "freud", "Corrfunc") if not available(p)]
     deadline = time.perf_counter() + args.budget
     checks = {}
     WHERE = "GPU" if args.backend != "cpu" else "CPU (dry run)"
@@ -212,6 +213,13 @@ def run(args):
                     x64 = x.astype(np.float64)
                     methods["scipy cKDTree"] = ("CPU, 1 thread",
                                                 lambda: (cKDTree(x64).count_neighbors(cKDTree(x64), 0.01) - n) // 2)
+                if available("Corrfunc"):
+                    from Corrfunc.theory.DD import DD
+
+                    x64 = x.astype(np.float64)
+                    methods["Corrfunc DD"] = ("CPU, %d threads" % os.cpu_count(), lambda: int(DD(
+                        1, os.cpu_count(), np.array([1e-12, 0.01]), x64[:, 0], x64[:, 1], x64[:, 2], periodic=False,
+                        boxsize=1.0)["npairs"][0]) // 2)
                 if have_torch:
                     methods["torch cdist"] = ("GPU", lambda: torch_count(tx, 0.01))
             elif stat == "rdf":
@@ -240,6 +248,8 @@ def run(args):
                     methods["torch cdist+topk"] = ("GPU", lambda: torch_knn(tx, 10))
             else:
                 raise SystemExit(f"unknown statistic {stat}")
+            if args.methods:
+                methods = {k: v for k, v in methods.items() if k in args.methods.split(",")}
             if n == sizes[0] or (stat == "knn" and n == 1 << 14):
                 checks[stat] = {name: summary(stat, fn()) for name, (_, fn) in methods.items()}
                 print(stat, "check", checks[stat], flush=True)
@@ -257,14 +267,16 @@ def run(args):
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     meta = dict(checks=checks, gpu=gpu, cpu_threads=os.cpu_count(), python=platform.python_version(), commit=commit,
                 date=time.strftime("%Y-%m-%d"), twobody=twobody.__version__, missing=missing,
-                versions={p: getattr(__import__(p), "__version__", "?") for p in ("numpy", "scipy", "torch", "freud")
+                versions={p: getattr(__import__(p), "__version__", "?") for p in ("numpy", "scipy", "torch", "freud", "Corrfunc")
                           if available(p)})
     return dict(meta=meta, records=records)
 
 
-def table(path):
-    data = json.load(open(path))
-    meta, recs = data["meta"], data["records"]
+def table(paths):
+    """The Markdown table of one or more results files (the first gives the heading; a peer run
+    on another machine is compared with the twobody rows of the others)."""
+    files = [json.load(open(p)) for p in paths]
+    meta, recs = files[0]["meta"], [r for f in files for r in f["records"]]
     lines = [f"# Python side by side: {meta['gpu']}, {meta['date']}, twobody {meta['commit']}", "",
              f"Python {meta['python']}, {meta['cpu_threads']} CPU threads; versions {meta['versions']}.",
              "Whole calls, wall clock, median of the repeats given; pairs/s counts N(N-1)/2 pairs (N(N-1) for knn).",
@@ -273,7 +285,7 @@ def table(path):
         lines.append(f"Not installed there, so not run: {', '.join(meta['missing'])}.")
         lines.append("")
     for stat in dict.fromkeys(r["statistic"] for r in recs):
-        rows = [r for r in recs if r["statistic"] == stat]
+        rows = sorted((r for r in recs if r["statistic"] == stat), key=lambda r: r["n"])
         ours = {r["n"]: r["seconds"] for r in rows if r["method"] == "twobody"}
         lines += [f"## {stat}", "", "| method | where | N | time | pairs/s | vs twobody |", "|---|---|---:|---:|---:|---:|"]
         for r in rows:
@@ -287,7 +299,7 @@ def table(path):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="write the JSON results here")
-    p.add_argument("--table", help="print the Markdown table of a results JSON and exit")
+    p.add_argument("--table", nargs="+", help="print the Markdown table of results JSON files and exit")
     p.add_argument("--stats", default="sdh,count,rdf,knn")
     p.add_argument("--min-log2n", type=int, default=16)
     p.add_argument("--max-log2n", type=int, default=22)
@@ -295,6 +307,7 @@ def main():
     p.add_argument("--cap", type=float, default=5.0, help="seconds past which a method stops growing N")
     p.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     p.add_argument("--backend", default="gpu", help="twobody's backend (cpu: a dry run of the script)")
+    p.add_argument("--methods", help="run only these methods (comma-separated names, e.g. 'Corrfunc DD' on a CPU machine)")
     args = p.parse_args()
     if args.table:
         print(table(args.table))
@@ -303,7 +316,7 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             json.dump(data, f, indent=1)
-        print(table(args.out))
+        print(table([args.out]))
 
 
 if __name__ == "__main__":
