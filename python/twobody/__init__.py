@@ -9,9 +9,10 @@ Points are (n, D) arrays: NumPy arrays (host), or CuPy, PyTorch and JAX arrays o
 in place through DLPack). With D = 1, 2 or 3 they may be float32 or float64. More coordinates
 (embeddings, descriptors: any D), float16 or bfloat16 points, ``knn`` and cosine distances go
 through the high-dimensional statistics (tensor cores on the GPU, exact answers), which take
-float32, float16 or bfloat16. Results come back in the caller's library, on the caller's device. Each function takes ``backend="auto"`` (the GPU
-when there is one, else the CPU backend), ``"gpu"`` or ``"cpu"``, and ``stream=`` (a CUDA
-stream of CuPy or PyTorch, or an int handle) for device arrays.
+float32, float16 or bfloat16. Results come back in the caller's library, on the caller's device.
+Each function takes ``backend="auto"`` (the GPU when there is one, else the CPU backend),
+``"gpu"`` or ``"cpu"``, and ``stream=`` (a CUDA stream of CuPy or PyTorch, or an int handle)
+for device arrays.
 
     >>> import numpy as np, twobody
     >>> x = np.random.default_rng(1).uniform(0, 10, (1000, 3))
