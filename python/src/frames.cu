@@ -26,15 +26,7 @@ std::vector<T> padded_boxes(std::vector<double> const& boxes, std::size_t frames
     throw nb::value_error("twobody: the boxes need one side per coordinate and frame (F x D values)");
   }
   std::vector<T> out(frames * dims);
-  for (std::size_t f = 0; f < frames; ++f) {
-    double longest = 0.0;
-    for (int d = 0; d < given; ++d) {
-      double const l = boxes[f * given + d];
-      if (!(l > 0.0) || !std::isfinite(l)) { throw nb::value_error("twobody: box sides must be finite and > 0"); }
-      longest = std::max(longest, l);
-    }
-    for (int d = 0; d < dims; ++d) { out[f * dims + d] = static_cast<T>(d < given ? boxes[f * given + d] : longest); }
-  }
+  for (std::size_t f = 0; f < frames; ++f) { padded_box(boxes.data() + f * given, given, out.data() + f * dims); }
   return out;
 }
 

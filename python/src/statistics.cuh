@@ -13,9 +13,21 @@ void bind_joins(nb::module_& m);       // joins.cu
 void bind_sums(nb::module_& m);        // sums.cu
 void bind_frames(nb::module_& m);      // frames.cu
 
+/// The `given` sides of one box, checked (finite, > 0), as 3 sides of T at out: a zero
+/// column's side is the longest given side (its separations are 0 whatever it is).
+template <class T>
+void padded_box(double const* sides, int given, T* out)
+{
+  double longest = 0.0;
+  for (int d = 0; d < given; ++d) {
+    if (!(sides[d] > 0.0) || !std::isfinite(sides[d])) { throw nb::value_error("twobody: box sides must be finite and > 0"); }
+    longest = std::max(longest, sides[d]);
+  }
+  for (int d = 0; d < dims; ++d) { out[d] = static_cast<T>(d < given ? sides[d] : longest); }
+}
+
 /// A minimum-image metric (periodic_euclidean or periodic_squared_euclidean) for the box of a
-/// call, padded to 3 sides (a zero column's side is the longest given side: its separations
-/// are 0 whatever it is).
+/// call, padded to 3 sides (padded_box).
 template <class Metric>
 Metric periodic(std::vector<double> const& box, int given)
 {
@@ -24,14 +36,8 @@ Metric periodic(std::vector<double> const& box, int given)
                            std::to_string(box.size()))
                             .c_str());
   }
-  double longest = 0.0;
-  for (double l : box) {
-    if (!(l > 0.0) || !std::isfinite(l)) { throw nb::value_error("twobody: box sides must be finite and > 0"); }
-    longest = std::max(longest, l);
-  }
-  using T = cuda::std::remove_reference_t<decltype(Metric{}.box[0])>;
   Metric f{};
-  for (int d = 0; d < dims; ++d) { f.box[d] = static_cast<T>(d < given ? box[d] : longest); }
+  padded_box(box.data(), given, &f.box[0]);
   return f;
 }
 
