@@ -11,7 +11,9 @@
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
+#ifndef __CUDACC_RTC__
 #include <cmath>
+#endif
 
 namespace twobody {
 
@@ -74,7 +76,7 @@ struct uniform_bins {
   T inv_width{};  // n / (hi - lo)
 
   uniform_bins() = default;
-  __host__ uniform_bins(T lo_, T hi_, int n_) : lo(lo_), hi(hi_), n(n_)
+  TWOBODY_HOST uniform_bins(T lo_, T hi_, int n_) : lo(lo_), hi(hi_), n(n_)
   {
     TWOBODY_EXPECTS(n_ >= 1, "uniform_bins: need at least one bin");
     TWOBODY_EXPECTS(n_ <= detail::max_fast_bins, "uniform_bins: at most 2^22 bins");
@@ -109,7 +111,7 @@ struct distance_bins {
   T inv_width{};  // n / r_max
 
   distance_bins() = default;
-  __host__ distance_bins(T r_max_, int n_) : r_max(r_max_), n(n_)
+  TWOBODY_HOST distance_bins(T r_max_, int n_) : r_max(r_max_), n(n_)
   {
     TWOBODY_EXPECTS(n_ >= 1, "distance_bins: need at least one bin");
     TWOBODY_EXPECTS(n_ <= detail::max_fast_bins, "distance_bins: at most 2^22 bins");
@@ -143,7 +145,7 @@ struct log_bins {
   T scale{};  // n / log2(hi / lo)
 
   log_bins() = default;
-  __host__ log_bins(T lo_, T hi_, int n_) : lo(lo_), hi(hi_), n(n_)
+  TWOBODY_HOST log_bins(T lo_, T hi_, int n_) : lo(lo_), hi(hi_), n(n_)
   {
     TWOBODY_EXPECTS(n_ >= 1, "log_bins: need at least one bin");
     TWOBODY_EXPECTS(std::isfinite(lo_) && std::isfinite(hi_), "log_bins: range ends must be finite (not NaN/inf)");
@@ -168,7 +170,7 @@ struct log_bins {
     return (t >= T(0) && t < static_cast<T>(n)) ? static_cast<int>(t) : n;
   }
 
-  __host__ T edge(int k) const
+  TWOBODY_HOST T edge(int k) const
   {
     return lo * static_cast<T>(std::pow(static_cast<double>(hi) / lo, static_cast<double>(k) / n));
   }

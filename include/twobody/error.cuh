@@ -2,6 +2,8 @@
 /// \brief The one exception type twobody throws.
 #pragma once
 
+// Host only: device code (and run-time compiled functors, runtime_functor.cuh) never throws.
+#ifndef __CUDACC_RTC__
 #include <stdexcept>
 #include <string>
 
@@ -16,3 +18,4 @@ class error : public std::runtime_error {
 };
 
 }  // namespace twobody
+#endif  // __CUDACC_RTC__

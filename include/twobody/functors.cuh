@@ -15,7 +15,9 @@
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
+#ifndef __CUDACC_RTC__
 #include <cmath>
+#endif
 
 namespace twobody {
 namespace detail {

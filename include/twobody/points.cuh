@@ -14,14 +14,13 @@
 #include <twobody/error.cuh>
 
 #include <cuda/std/array>
+#include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
-
-#include <cstdint>
 
 namespace twobody {
 
 /// Signed index type for points and tiles (counts past 2^31 are fine).
-using size_type = std::int64_t;
+using size_type = cuda::std::int64_t;
 
 /// One point: what a functor receives. Plain aggregate, lives in registers.
 template <class T, int D>

@@ -15,6 +15,7 @@
 #include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
+#include <twobody/runtime_functor.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda/std/functional>
@@ -31,6 +32,14 @@ namespace twobody::cpu {
 namespace detail {
 
 using twobody::detail::validate;
+
+/// Run-time compiled functors (runtime_functor.cuh) have no host code: refused before any loop.
+template <class F>
+void require_host_functor()
+{
+  TWOBODY_EXPECTS(!is_runtime_functor_v<F>,
+                  "a runtime_functor runs on the GPU only: the CPU backend cannot call it (use exec::gpu)");
+}
 
 /// Calls visit(i, j) for every pair of row i (host loop body shared by all statistics).
 template <class Points, class Visit>
@@ -94,6 +103,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* c
   static_assert(!Points::weighted || cuda::std::is_floating_point_v<Count>,
                 "twobody::cpu::histogram: a weighted point set needs double counts");
   twobody::detail::check_bins_accept<F, Binning>();
+  detail::require_host_functor<F>();
   detail::validate(pairs);
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
   TWOBODY_EXPECTS(counts != nullptr, "histogram: the counts pointer is null");
@@ -136,6 +146,7 @@ histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, 
 template <class Points, class F, class Op, class T>
 T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity)
 {
+  detail::require_host_functor<F>();
   detail::validate(pairs);
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   std::vector<T> priv(detail::max_threads(), identity);
@@ -172,6 +183,7 @@ template <class Points, class F, class Out>
 void sum_per_point(pair_set<Points> const& pairs, F f, Out* out)
 {
   static_assert(!Points::weighted, "cpu::sum_per_point: weighted point sets are not supported");
+  detail::require_host_functor<F>();
   detail::validate(pairs);
   TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
                   "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");

@@ -30,6 +30,7 @@ input_candidate candidate_of(output_kind histogram_output = output_kind::warp_pr
 template <template <class> class KernelOf, class... Inputs>
 std::vector<input_candidate> candidates_of(input_list<Inputs...>, output_kind histogram_output = output_kind::warp_privatized)
 {
+  (KernelOf<Inputs>::announce(), ...);  // a run-time functor's candidates compile in one program
   return {candidate_of<Inputs, KernelOf<Inputs>>(histogram_output)...};
 }
 
@@ -42,7 +43,10 @@ policy_plan cached_plan(problem const& p, Candidates&& candidates)
 {
   static memo<policy_plan> plans;
   int const dev = current_device();
-  return plans.get(model::problem_key(p, dev, std::getenv("TWOBODY_POLICY")),
+  // Plans for run-time functors depend on the program's kernels, so the program is part of the key.
+  runtime_kernel_source const* const program = active_runtime_source();
+  unsigned long long const program_id        = program != nullptr ? program->id() : 0ull;
+  return plans.get(model::problem_key(p, dev, std::getenv("TWOBODY_POLICY")) + key_bytes(program_id),
                    [&] { return choose_policy(p, device_info::get(dev), candidates()); });
 }
 

@@ -1,5 +1,12 @@
 #pragma once
 
+#ifdef __CUDACC_RTC__
+// Run-time compiled device code (runtime_functor.cuh) parses the host-side checks but never runs them.
+#define TWOBODY_CUDA_TRY(call) ((void)0)
+#define TWOBODY_CHECK_LAUNCH() ((void)0)
+#define TWOBODY_EXPECTS(cond, message) ((void)0)
+#else
+
 #include <twobody/error.cuh>
 
 #include <cuda_runtime_api.h>
@@ -44,3 +51,4 @@ namespace twobody::detail {
   do {                                                                                  \
     if (!(cond)) { ::twobody::detail::throw_logic_error((message), __FILE__, __LINE__); } \
   } while (0)
+#endif  // __CUDACC_RTC__

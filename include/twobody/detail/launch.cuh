@@ -3,6 +3,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/memo.cuh>
 #include <twobody/detail/engine.cuh>
+#include <twobody/detail/runtime_kernels.cuh>
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/tile_traversal.cuh>
 #include <twobody/detail/visitors.cuh>
@@ -10,6 +11,7 @@
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/occupancy.cuh>
 #include <twobody/points.cuh>
+#include <twobody/runtime_functor.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -164,6 +166,21 @@ struct kernel_attributes {
   std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
 };
 
+/// A kernel's attributes on device `dev`, read from CUDA, with its dynamic shared memory limit
+/// raised to all a block may use.
+inline kernel_attributes read_attributes(void const* kernel, int dev)
+{
+  cudaFuncAttributes fa{};
+  TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel));
+  kernel_attributes a;
+  a.regs_per_thread       = fa.numRegs;
+  a.static_smem           = fa.sharedSizeBytes;
+  std::size_t const optin = device_info::get(dev).smem_per_block_optin;
+  a.dynamic_limit         = optin > a.static_smem ? optin - a.static_smem : 0;
+  TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a.dynamic_limit)));
+  return a;
+}
+
 /// The attributes of `Kernel` on the current device, read once per device (cudaFuncGetAttributes
 /// and cudaFuncSetAttribute cost microseconds a call: too much for small problems). The kernel's
 /// dynamic shared memory limit is raised to all a block may use, once.
@@ -175,18 +192,16 @@ kernel_attributes const& attributes_of()
   int const dev = current_device();
   TWOBODY_EXPECTS(dev < static_cast<int>(cache.size()), "device ordinal out of range");
   std::lock_guard<std::mutex> lock(m);
-  if (!cache[dev]) {
-    cudaFuncAttributes fa{};
-    TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, Kernel));
-    auto a             = std::make_unique<kernel_attributes>();
-    a->regs_per_thread = fa.numRegs;
-    a->static_smem     = fa.sharedSizeBytes;
-    std::size_t const optin = device_info::get(dev).smem_per_block_optin;
-    a->dynamic_limit   = optin > a->static_smem ? optin - a->static_smem : 0;
-    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a->dynamic_limit)));
-    cache[dev] = std::move(a);
-  }
+  if (!cache[dev]) { cache[dev] = std::make_unique<kernel_attributes>(read_attributes(reinterpret_cast<void const*>(Kernel), dev)); }
   return *cache[dev];
+}
+
+/// The attributes of a run-time compiled kernel (a cudaKernel_t) on the current device, read once.
+inline kernel_attributes runtime_attributes(void const* kernel)
+{
+  static memo<kernel_attributes> cache;
+  int const dev = current_device();
+  return cache.get(key_bytes(kernel, dev), [&] { return read_attributes(kernel, dev); });
 }
 
 /// The dynamic shared memory the visitor of `Kernel`, an engine kernel of `Traversal`, may use
@@ -219,9 +234,40 @@ struct pair_kernel {
   using visitor   = statistic_visitor<Agent, F>;
   using kernel_t  = void (*)(typename traversal::params, typename visitor::params, static_units::params);
 
-  static kernel_t get() { return pair_engine_kernel<traversal, visitor, static_units>; }
+  /// Run-time compiled functors (runtime_functor.cuh) take their kernels from the program in
+  /// scope; nothing here then instantiates the kernel template ahead of time.
+  static constexpr bool runtime = is_runtime_functor_v<F>;
 
-  static kernel_attributes const& attrs() { return attributes_of<pair_engine_kernel<traversal, visitor, static_units>>(); }
+  static runtime_kernel_request request()
+  {
+    return {"twobody::detail::pair_engine_kernel<" + cxx_name<traversal>() + ", " + cxx_name<visitor>() +
+              ", twobody::detail::static_units>",
+            cxx_name<typename Points::value_type>(), Points::dims};
+  }
+
+  /// Makes a run-time program compile this kernel with the next one it compiles (no-op otherwise).
+  static void announce()
+  {
+    if constexpr (runtime) { require_runtime_source().announce(request()); }
+  }
+
+  static kernel_t get()
+  {
+    if constexpr (runtime) {
+      return reinterpret_cast<kernel_t>(const_cast<void*>(require_runtime_source().kernel(request())));
+    } else {
+      return pair_engine_kernel<traversal, visitor, static_units>;
+    }
+  }
+
+  static kernel_attributes attrs()
+  {
+    if constexpr (runtime) {
+      return runtime_attributes(reinterpret_cast<void const*>(get()));
+    } else {
+      return attributes_of<pair_engine_kernel<traversal, visitor, static_units>>();
+    }
+  }
 
   static std::size_t static_smem() { return attrs().static_smem; }
 
@@ -287,7 +333,12 @@ struct pair_kernel {
       walk  = {in, naive_chunk, naive_chunks(in.b.size)};
       units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
     }
-    if (lp.cluster > 0 || lp.cooperative) {
+    if constexpr (runtime) {
+      TWOBODY_EXPECTS(f.program == static_cast<void const*>(active_runtime_source()),
+                      "a runtime_functor runs while the runtime_program that made it is in scope (runtime_program::scope)");
+    }
+    // A run-time compiled kernel is a cudaKernel_t, which only the launch API takes.
+    if (lp.cluster > 0 || lp.cooperative || runtime) {
       TWOBODY_EXPECTS(!lp.cooperative || Input::tiled, "a cooperative launch needs a persistent grid (a tiled input policy)");
       cudaLaunchAttribute attrs[2]{};
       cudaLaunchConfig_t const cfg =

@@ -2,7 +2,9 @@
 
 #include <twobody/points.cuh>
 
+#ifndef __CUDACC_RTC__
 #include <cmath>
+#endif
 
 namespace twobody::detail {
 
