@@ -36,6 +36,15 @@ struct scaled_dist2 {
   }
 };
 
+/// The theta join predicate of the join test, compiled ahead.
+struct theta_ahead {
+  float w;
+  __host__ __device__ bool operator()(point<float, 3> const& a, point<float, 3> const& b) const
+  {
+    return fabsf(a.x[0] - b.x[0]) <= w && a.x[1] < b.x[1];
+  }
+};
+
 runtime_source scaled_dist2_source() { return {"float", "return s * dist2(a, b) + t;", {"s", "t"}, "scaled"}; }
 
 template <class Input, class R>
@@ -195,6 +204,37 @@ TEST(GpuRuntimeFunctor, CrossPairsDoublesAndWeightsGoThroughTheSameKernels)
             cpu::reduce_pairs(cross_pairs(ha.view(), hb.view()), ahead, cuda::std::plus<double>{}, 0.0));
   EXPECT_EQ(reduce_pairs(exec::gpu, self_pairs(da.weighted_view()), f, cuda::std::plus<double>{}, 0.0),
             cpu::reduce_pairs(self_pairs(ha.weighted_view()), ahead, cuda::std::plus<double>{}, 0.0));
+}
+
+TEST(GpuRuntimeFunctor, JoinsOfARuntimePredicateEqualTheCpuJoin)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> const ha(1800, 21, 32), hb(1300, 22, 32);
+  tbt::device_points<float, 3> const da(ha), db(hb);
+  // A theta join: close in x, and a below b in y (not symmetric, so cross pairs matter).
+  runtime_program prog({"bool", "return fabsf(a.x[0] - b.x[0]) <= w && a.x[1] < b.x[1];", {"w"}, "theta"},
+                       options_in(""));
+  auto const f = prog.functor<bool, float, 3>({1.0});
+  theta_ahead const ahead{1.0f};
+  auto sorted = [](std::vector<index_pair> v) {
+    sort_by_index(v);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+    for (auto const& p : v) { out.emplace_back(p.i, p.j); }
+    return out;
+  };
+  runtime_program::scope in_scope(prog);
+  for (auto mode : {pair_mode::self, pair_mode::cross}) {
+    auto const dev  = tbt::make_pairs(mode, da.view(), db.view());
+    auto const host = tbt::make_pairs(mode, ha.view(), hb.view());
+    auto const want = sorted(cpu::join(host, ahead));
+    ASSERT_GT(want.size(), 1000u);
+    join_options opt;
+    opt.pool_records = 4096;  // several rounds of the one-pass output
+    EXPECT_EQ(sorted(join(exec::gpu, dev, f, opt).to_host()), want) << "one pass, mode " << to_string(mode);
+    EXPECT_EQ(sorted(join<default_input, output::two_pass>(exec::gpu, dev, f).to_host()), want)
+      << "two passes, mode " << to_string(mode);
+  }
+  EXPECT_THROW((void)cpu::join(tbt::make_pairs(pair_mode::self, ha.view(), ha.view()), f), twobody::error);
 }
 
 TEST(GpuRuntimeFunctor, WithoutItsProgramInScopeTheCallThrows)

@@ -12,6 +12,10 @@ Statistics and peers (a peer that is not installed is left out and the report sa
            freud.density.RDF (CPU, all cores, cell lists); torch chunks with the minimum image
   knn      the 10 nearest neighbours of 128-D float16 embeddings: twobody.knn; torch chunks of
            cdist + topk (GPU, float16 products, not exact)
+  ksum     Gaussian kernel sum over all pairs (h = 0.05, points in the unit cube): twobody.kernel_sum
+           (compiled ahead); the same expression as a twobody.Functor compiled at run time (NVRTC;
+           its compilation happens in the check call, before the timing); torch chunks of
+           exp(-cdist^2 / 2h^2).sum() (GPU)
 
 Each (statistic, method) runs N = 2^16, 2^17, ... up to --max-log2n (2^16..2^22 by default), one
 warm-up call, then the median of --repeats calls; a method stops growing N once a call takes
@@ -96,6 +100,18 @@ def torch_count(x, r):
     return (int(total) - n) // 2
 
 
+def torch_ksum(x, h):
+    import torch
+
+    n = x.shape[0]
+    total = torch.zeros((), dtype=torch.float64, device=x.device)
+    step = torch_chunks(n)
+    for s in range(0, n, step):
+        d2 = torch.cdist(x[s:s + step], x) ** 2
+        total += torch.exp(-d2 / (2 * h * h)).sum(dtype=torch.float64)
+    return (float(total) - n) / 2  # the diagonal adds exp(0) = 1 per point
+
+
 def torch_rdf(x, box, bins, r_max):
     import torch
 
@@ -152,6 +168,8 @@ def summary(stat, result):
     if stat == "knn":
         idx = host(result.indices if hasattr(result, "distances") else result)  # twobody.Neighbors or a tensor
         return idx[:4, :3].tolist()
+    if stat == "ksum":
+        return float(result)
     return None
 
 
@@ -246,6 +264,19 @@ def run(args):
                 methods = {"twobody": (WHERE, lambda: twobody.knn(tx if tx is not None else x, k=10, backend=args.backend))}
                 if have_torch:
                     methods["torch cdist+topk"] = ("GPU", lambda: torch_knn(tx, 10))
+            elif stat == "ksum":
+                x = rng.uniform(0, 1, size=(n, 3)).astype(np.float32)
+                tx = torch.from_numpy(x).cuda() if have_torch else None
+                xs = tx if tx is not None else x
+                # The library's Gaussian: 2^(d^2 * k) with k = -log2(e) / (2 h^2), one ex2.approx.
+                gauss = twobody.Functor("float", "float r; asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : "
+                                                 "\"f\"(dist2(a, b) * k)); return r;",
+                                        {"k": -math.log2(math.e) / (2 * 0.05 ** 2)}, name="gaussian")
+                methods = {"twobody": (WHERE, lambda: twobody.kernel_sum(xs, bandwidth=0.05, backend=args.backend))}
+                if args.backend != "cpu":
+                    methods["twobody Functor"] = (WHERE, lambda: twobody.pair_sum(xs, functor=gauss))
+                if have_torch:
+                    methods["torch cdist+exp"] = ("GPU", lambda: torch_ksum(tx, 0.05))
             else:
                 raise SystemExit(f"unknown statistic {stat}")
             if args.methods:
@@ -300,7 +331,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="write the JSON results here")
     p.add_argument("--table", nargs="+", help="print the Markdown table of results JSON files and exit")
-    p.add_argument("--stats", default="sdh,count,rdf,knn")
+    p.add_argument("--stats", default="sdh,count,rdf,knn,ksum")
     p.add_argument("--min-log2n", type=int, default=16)
     p.add_argument("--max-log2n", type=int, default=22)
     p.add_argument("--repeats", type=int, default=3)

@@ -10,13 +10,18 @@
 
 #include <twobody/detail/band_keys.cuh>
 #include <twobody/functors.cuh>
+#include <twobody/join_records.cuh>
+#ifndef __CUDACC_RTC__
 #include <twobody/join_result.cuh>
+#endif
 #include <twobody/points.cuh>
 
 #include <cuda/std/tuple>
 #include <cuda/std/type_traits>
 
+#ifndef __CUDACC_RTC__
 #include <cstdint>
+#endif
 
 namespace twobody {
 

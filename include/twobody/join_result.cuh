@@ -5,6 +5,7 @@
 
 #include <twobody/detail/device_array.cuh>
 #include <twobody/detail/error.cuh>
+#include <twobody/join_records.cuh>
 
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
@@ -19,21 +20,6 @@
 #include <vector>
 
 namespace twobody {
-
-/// The default join record: the indices of a qualifying pair within A and B (self mode:
-/// i < j). 32-bit indices: one join call takes fewer than 2^32 points per side.
-struct index_pair {
-  std::uint32_t i;
-  std::uint32_t j;
-};
-
-/// A pair with a value the emitter computed (e.g. the distance of a similarity join).
-template <class V>
-struct index_pair_value {
-  std::uint32_t i;
-  std::uint32_t j;
-  V value;
-};
 
 /// Where a join's result lives.
 enum class result_location {

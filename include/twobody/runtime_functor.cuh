@@ -29,7 +29,9 @@ inline constexpr int max_runtime_params = 16;
 /// compiled the body (the host checks it; the device never reads it).
 template <class R, class T, int D>
 struct runtime_functor {
-  using result_type = R;
+  using result_type                = R;
+  using value_type                 = T;
+  static constexpr int dims        = D;
   T params[max_runtime_params];
   void const* program;
 
@@ -60,6 +62,35 @@ template <class R, class T, int D>
 struct is_runtime_functor<runtime_functor<R, T, D>> : cuda::std::true_type {};
 template <class F>
 inline constexpr bool is_runtime_functor_v = is_runtime_functor<F>::value;
+
+namespace detail {
+template <class... Found>
+struct first_runtime_functor {
+  using type = void;
+};
+template <class First, class... Rest>
+struct first_runtime_functor<First, Rest...> {
+  using type = cuda::std::conditional_t<!cuda::std::is_void_v<First>, First, typename first_runtime_functor<Rest...>::type>;
+};
+}  // namespace detail
+
+/// The run-time functor a type holds: X itself, or one held by a type argument of X's template
+/// (an emitter, a visitor, a predicate combinator; searched recursively), else void. Kernels of
+/// such types come from the run-time program (detail/launch.cuh: engine_kernel).
+template <class X>
+struct runtime_functor_in {
+  using type = void;
+};
+template <class R, class T, int D>
+struct runtime_functor_in<runtime_functor<R, T, D>> {
+  using type = runtime_functor<R, T, D>;
+};
+template <template <class...> class Template, class... Args>
+struct runtime_functor_in<Template<Args...>> {
+  using type = typename detail::first_runtime_functor<typename runtime_functor_in<Args>::type...>::type;
+};
+template <class X>
+inline constexpr bool holds_runtime_functor_v = !cuda::std::is_void_v<typename runtime_functor_in<X>::type>;
 
 /// Helpers a run-time functor's body may call (they are in scope there): squared distance,
 /// distance and dot product of two points.

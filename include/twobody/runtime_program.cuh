@@ -53,6 +53,13 @@ struct runtime_source {
   std::vector<std::string> params;  ///< parameter names, in order (at most max_runtime_params)
   std::string name = "functor";     ///< the file name the compiler's messages give the body
   std::string preamble;             ///< device code placed before the functor (helper functions)
+
+  runtime_source(std::string result_, std::string body_, std::vector<std::string> params_ = {},
+                 std::string name_ = "functor", std::string preamble_ = "")
+    : result(std::move(result_)), body(std::move(body_)), params(std::move(params_)), name(std::move(name_)),
+      preamble(std::move(preamble_))
+  {
+  }
 };
 
 /// How a runtime_program compiles.

@@ -27,9 +27,16 @@ nb::object pairs_within(array const& a, std::optional<array> const& b, double ep
   auto const exec = policy_of(backend, stream);
   int const device = device_of(a);
   device_scope scope(device);
-  auto* r = new twobody::join_result<twobody::index_pair>(with_value_type(a, [&](auto t) {
+  return index_pairs_to_python(with_value_type(a, [&](auto t) {
     return without_gil([&] { return join_typed<decltype(t)>(a, b, eps, sort, exec); });
-  }));
+  }), device);
+}
+
+}  // namespace
+
+nb::object index_pairs_to_python(twobody::join_result<twobody::index_pair> result, int device)
+{
+  auto* r = new twobody::join_result<twobody::index_pair>(std::move(result));
   nb::capsule owner(r, [](void* p) noexcept { delete static_cast<twobody::join_result<twobody::index_pair>*>(p); });
   std::size_t const shape[2] = {r->size(), 2};
   auto* data                 = reinterpret_cast<std::uint32_t*>(r->data());
@@ -40,8 +47,6 @@ nb::object pairs_within(array const& a, std::optional<array> const& b, double ep
   }
   return nb::cast(nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>>(data, 2, shape, owner));
 }
-
-}  // namespace
 
 void bind_joins(nb::module_& m)
 {

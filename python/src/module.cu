@@ -14,6 +14,7 @@ NB_MODULE(_core, m)
   twobody_py::bind_joins(m);
   twobody_py::bind_sums(m);
   twobody_py::bind_frames(m);
+  twobody_py::bind_functors(m);
   twobody_py::bind_row_statistics(m);
   twobody_py::bind_row_joins(m);
   twobody_py::bind_nearest(m);

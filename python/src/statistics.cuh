@@ -12,6 +12,11 @@ void bind_histograms(nb::module_& m);  // histograms.cu
 void bind_joins(nb::module_& m);       // joins.cu
 void bind_sums(nb::module_& m);        // sums.cu
 void bind_frames(nb::module_& m);      // frames.cu
+void bind_functors(nb::module_& m);    // functors.cu
+
+/// A join's index pairs as an (m, 2) uint32 array where they are: NumPy for host results, a
+/// DLPack-capable array on `device` for device results (the package converts it).
+nb::object index_pairs_to_python(twobody::join_result<twobody::index_pair> result, int device);
 
 /// The `given` sides of one box, checked (finite, > 0), as 3 sides of T at out: a zero
 /// column's side is the longest given side (its separations are 0 whatever it is).

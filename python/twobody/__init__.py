@@ -3,7 +3,8 @@
 Every pair of points of one set (i < j), or of two sets (A x B), is evaluated exactly (no
 neighbour lists, no approximations) and aggregated: pair counts within a radius, distance
 histograms, the radial distribution function g(r), the 2-point correlation function xi(r),
-similarity joins and Gaussian kernel sums.
+similarity joins and Gaussian kernel sums. Pair functions of your own, written as CUDA C++
+source (``Functor``), are compiled at run time into the same kernels.
 
 Points are (n, D) arrays: NumPy arrays (host), or CuPy, PyTorch and JAX arrays on a GPU (read
 in place through DLPack). With D = 1, 2 or 3 they may be float32 or float64. More coordinates
@@ -33,9 +34,12 @@ import numpy as np
 from . import _arrays
 from ._core import Error  # noqa: F401  (raised for CUDA failures and the library's checks)
 from . import _core
+from ._functor import Functor
 
 __all__ = [
     "Error",
+    "Functor",
+    "pair_sum",
     "Histogram",
     "RDF",
     "Xi",
@@ -142,9 +146,10 @@ def _box(box, a, b, reach: Optional[float] = None):
 # Counts
 
 
-def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weights_b=None,
-                search: str = "auto", backend: str = "auto", stream=None):
-    """Number of pairs closer than ``r`` (the 2-point correlation function's DD(r)).
+def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, weights=None, weights_b=None,
+                search: str = "auto", functor: Optional[Functor] = None, backend: str = "auto", stream=None):
+    """Number of pairs closer than ``r`` (the 2-point correlation function's DD(r)), or for which
+    ``functor`` (a ``Functor`` returning bool) is true.
 
     Parameters
     ----------
@@ -163,6 +168,10 @@ def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weig
         takes the grid where the cells' neighbourhoods cover little of the data (and at least
         2^24 pairs). The count is the same either way; the CPU backend evaluates every pair.
         Weighted counts evaluate every pair.
+    functor : Functor, optional
+        A predicate of your own instead of ``r`` (GPU only; no ``box``, every pair evaluated),
+        e.g. ``Functor("bool", "return fabsf(a.x[2] - b.x[2]) < dz && dist2(a, b) < r * r;",
+        {"dz": 1.0, "r": 5.0})``.
 
     Returns
     -------
@@ -173,6 +182,15 @@ def count_pairs(points, points_b=None, *, r: float, box=None, weights=None, weig
     ``twobody.count_pairs(x, r=2.5, box=10.0)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if functor is not None:
+        if r is not None or box is not None or search == "grid":
+            raise ValueError("twobody: count_pairs takes either functor= or r= (with box= and search=), not both")
+        _functor_points(a, "count_pairs")
+        wa, wb = _weights(weights, weights_b, a, b)
+        return _core.functor_count(_program(functor), functor._values(), a, b, wa, wb, _backend(backend),
+                                   _arrays.stream_handle(stream))
+    if r is None:
+        raise TypeError("twobody: count_pairs needs r= (the radius) or functor=")
     if _high_dimensional(a):
         _no_row_options("count_pairs", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
         return _core.rows_count_pairs(a, b, float(r), _backend(backend), _arrays.stream_handle(stream))
@@ -202,15 +220,17 @@ class Histogram:
     pairs: int
 
 
-def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euclidean", scale: str = "linear",
+def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean", scale: str = "linear",
               box=None, weights=None, weights_b=None, exact: bool = False, search: str = "auto",
               backend: str = "auto", stream=None) -> Histogram:
     """Histogram of a pair value over every pair.
 
     Parameters
     ----------
-    metric : {"euclidean", "rp_pi", "angular"}
+    metric : {"euclidean", "rp_pi", "angular"} or Functor
         "euclidean": the distance |a - b| (with ``box``: the minimum-image distance).
+        A ``Functor`` returning float or double: its value (GPU only; linear or log bins, no
+        ``box``), e.g. ``Functor("float", "return fabsf(a.x[2] - b.x[2]);")``.
         "rp_pi": separations across and along the line of sight, the last axis (D = 3); ``bins``
         and ``range`` are then pairs: ``bins=(n_rp, n_pi)``, ``range=(rp_max, pi_max)``.
         "angular": the angle in radians between directions given as 3-D vectors (see
@@ -241,6 +261,21 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric: str = "euc
     Example: ``h = twobody.histogram(x, bins=50, range=(0, 5), box=10.0)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if isinstance(metric, Functor):
+        _functor_points(a, "histogram")
+        if box is not None or exact or search == "grid":
+            raise ValueError("twobody: a Functor metric takes no box=, exact= or search='grid'")
+        if range is None:
+            raise ValueError("twobody: give the bin range, range=(lo, hi)")
+        if not isinstance(bins, (int, np.integer)):
+            raise TypeError("twobody: bins must be an int (the number of bins)")
+        lo, hi = (float(v) for v in range)
+        wa, wb = _weights(weights, weights_b, a, b)
+        counts, outside, pairs = _core.functor_histogram(_program(metric), metric._values(), a, b, wa, wb, lo, hi,
+                                                         int(bins), scale, _backend(backend),
+                                                         _arrays.stream_handle(stream))
+        edges = np.geomspace(lo, hi, int(bins) + 1) if scale == "log" else np.linspace(lo, hi, int(bins) + 1)
+        return Histogram(_arrays.like(counts, a), edges, outside, int(pairs))
     if _high_dimensional(a):
         if metric != "euclidean" or scale != "linear":
             raise ValueError("twobody: high-dimensional or float16/bfloat16 points take metric='euclidean' and "
@@ -543,8 +578,9 @@ def xi(data, randoms, *, bins: int, range, scale: str = "log", weights=None, ran
 # Joins and kernel sums
 
 
-def pairs_within(points, points_b=None, *, eps: float, metric: str = "euclidean", return_distances: bool = False,
-                 sort: bool = True, backend: str = "auto", stream=None):
+def pairs_within(points, points_b=None, *, eps: Optional[float] = None, metric: str = "euclidean",
+                 return_distances: bool = False, sort: bool = True, functor: Optional[Functor] = None,
+                 backend: str = "auto", stream=None):
     """The similarity join: every pair with |a_i - b_j| <= eps, as an (m, 2) array of indices
     (i, j) (one set: each pair once with i < j).
 
@@ -557,9 +593,22 @@ def pairs_within(points, points_b=None, *, eps: float, metric: str = "euclidean"
     exact tensor-core join, which takes float32, float16 or bfloat16 points and can return each
     pair's value: ``ij, d = pairs_within(x, eps=0.5, return_distances=True)`` (d float32).
 
+    ``functor=`` (a ``Functor`` returning bool, instead of ``eps``) joins the pairs for which it is
+    true: a theta join of your own (GPU only, points of 1 to 3 coordinates), e.g.
+    ``Functor("bool", "return fabsf(a.x[0] - b.x[0]) <= w && a.x[1] < b.x[1];", {"w": 2.0})``.
+
     Example: ``ij = twobody.pairs_within(x, eps=0.1)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
+    if functor is not None:
+        if eps is not None or return_distances or metric != "euclidean":
+            raise ValueError("twobody: pairs_within takes either functor= or eps= (with metric= and return_distances=)")
+        _functor_points(a, "pairs_within")
+        out = _core.functor_join(_program(functor), functor._values(), a, b, bool(sort), _backend(backend),
+                                 _arrays.stream_handle(stream))
+        return _device_or_like(out, a)
+    if eps is None:
+        raise TypeError("twobody: pairs_within needs eps= (the distance) or functor=")
     if metric not in ("euclidean", "cosine"):
         raise ValueError(f"twobody: metric must be 'euclidean' or 'cosine', not {metric!r}")
     if _high_dimensional(a, metric, force=return_distances):
@@ -598,6 +647,40 @@ def kernel_sum(points, points_b=None, *, bandwidth: float, per_point: bool = Fal
                                     _arrays.stream_handle(stream))
         return _arrays.like(out, a) if per_point else float(out)
     out = _core.kernel_sum(a, b, float(bandwidth), bool(per_point), _backend(backend), _arrays.stream_handle(stream))
+    return _arrays.like(out, a) if per_point else float(out)
+
+
+def _program(functor):
+    if not isinstance(functor, Functor):
+        raise TypeError(f"twobody: expected a twobody.Functor, not {type(functor).__name__}")
+    return functor._program
+
+
+def _functor_points(a, what: str):
+    if _high_dimensional(a):
+        raise ValueError(f"twobody: {what} with a Functor takes float32 or float64 points of 1 to 3 coordinates")
+
+
+def pair_sum(points, points_b=None, *, functor: Functor, per_point: bool = False, weights=None, weights_b=None,
+             backend: str = "auto", stream=None):
+    """The sum of ``functor(a, b)`` (a ``Functor`` returning float or double) over pairs.
+
+    ``per_point=False``: over all pairs (one set: i < j; two sets: A x B; with weights each
+    term is multiplied by w_i w_j), a float (accumulated in float64).
+    ``per_point=True``: for every point a_i the sum over its partners (every b_j, or every a_j
+    with j != i, so ``f`` need not be symmetric), an array of the points' dtype.
+
+    GPU only. Example::
+
+        lj = twobody.Functor("float", "T s6 = powf(s * s / dist2(a, b), 3); return 4 * e * (s6 * s6 - s6);",
+                             {"s": 1.0, "e": 1.0})
+        energy = twobody.pair_sum(x, functor=lj)
+    """
+    a, b = _sets(points, points_b, _backend(backend))
+    _functor_points(a, "pair_sum")
+    wa, wb = _weights(weights, weights_b, a, b)
+    out = _core.functor_sum(_program(functor), functor._values(), a, b, wa, wb, bool(per_point), _backend(backend),
+                            _arrays.stream_handle(stream))
     return _arrays.like(out, a) if per_point else float(out)
 
 

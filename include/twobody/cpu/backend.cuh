@@ -37,7 +37,7 @@ using twobody::detail::validate;
 template <class F>
 void require_host_functor()
 {
-  TWOBODY_EXPECTS(!is_runtime_functor_v<F>,
+  TWOBODY_EXPECTS(!holds_runtime_functor_v<F>,
                   "a runtime_functor runs on the GPU only: the CPU backend cannot call it (use exec::gpu)");
 }
 
@@ -216,6 +216,7 @@ std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x)
   auto const e = twobody::detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
   twobody::detail::check_record<Record>();
+  detail::require_host_functor<X>();
   detail::validate(pairs);
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   return detail::records_by_row<Record>(pairs.a.size, [&](std::int64_t i, std::vector<Record>& out) {

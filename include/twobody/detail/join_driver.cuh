@@ -244,9 +244,19 @@ double sample_estimate(pair_set<Points> const& pairs, Emitter const& e, std::uin
   device_buffer hits(sizeof(unsigned long long), stream);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream));
   int const grid = static_cast<int>(std::min<std::uint64_t>((samples + B - 1) / B, 4u * device_info::get().sm_count));
-  join_sample_kernel<B, Points, Emitter, Record>
-    <<<grid, B, 0, stream>>>(inputs_of(pairs), e, samples, hits.as<unsigned long long>());
-  TWOBODY_CHECK_LAUNCH();
+  auto const sampler = [] {
+    using kernel_t = void (*)(kernel_inputs<Points>, Emitter, unsigned long long, unsigned long long*);
+    if constexpr (holds_runtime_functor_v<Emitter>) {  // compiled by the run-time program in scope
+      std::string const name = "twobody::detail::join_sample_kernel<" + std::to_string(B) + ", " + cxx_name<Points>() +
+                               ", " + cxx_name<Emitter>() + ", " + cxx_name<Record>() + ">";
+      void const* k = require_runtime_source().kernel(runtime_request<typename runtime_functor_in<Emitter>::type>(name));
+      return reinterpret_cast<kernel_t>(const_cast<void*>(k));
+    } else {
+      return kernel_t{join_sample_kernel<B, Points, Emitter, Record>};
+    }
+  }();
+  launch_kernel(sampler, grid, B, 0, stream, inputs_of(pairs), e, static_cast<unsigned long long>(samples),
+                hits.as<unsigned long long>());
   unsigned long long h = 0;
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(&h, hits.data(), sizeof(h), cudaMemcpyDeviceToHost, stream));
   TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -441,7 +451,8 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   constexpr int TS = B * Input::points_per_thread;
   using agent      = typename dob_agent_of<Output, Record>::type;
   using visitor    = join_visitor<agent, Emitter>;
-  auto const kernel = pair_engine_kernel<tile_traversal<Input, Points>, visitor, dynamic_units>;
+  using traversal   = tile_traversal<Input, Points>;
+  auto const kernel = engine_kernel<traversal, visitor, dynamic_units>();
 
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
   if (pairs.count() == 0) { return {}; }
@@ -453,8 +464,8 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
     "a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) + " points",
     [&](std::uint64_t& estimate) { return sample_estimate(pairs, e, opt.sample_pairs, stream, estimate); },
     [&](page_pool<Record> const& pool, dynamic_units::params const& handing, int blocks) {
-      kernel<<<blocks, B, 0, stream>>>({in, sched}, {pool, e}, handing);
-      TWOBODY_CHECK_LAUNCH();
+      launch_kernel(kernel, blocks, B, 0, stream, typename traversal::params{in, sched}, typename visitor::params{pool, e},
+                    handing);
     },
     stream);
 }
@@ -469,8 +480,10 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   using Record    = typename Emitter::record_type;
   constexpr int B = Input::block_threads;
   using traversal         = tile_traversal<Input, Points>;
-  auto const count_kernel = pair_engine_kernel<traversal, join_visitor<count_agent<Record>, Emitter>, static_units>;
-  auto const write_kernel = pair_engine_kernel<traversal, join_visitor<write_agent<Record>, Emitter>, static_units>;
+  using counter           = join_visitor<count_agent<Record>, Emitter>;
+  using writer            = join_visitor<write_agent<Record>, Emitter>;
+  auto const count_kernel = engine_kernel<traversal, counter, static_units>();
+  auto const write_kernel = engine_kernel<traversal, writer, static_units>();
 
   join_stats st;
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, B * Input::points_per_thread);
@@ -490,8 +503,8 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   device_buffer scan_temp(scan_bytes, stream);
   stream_guard guard{stream};
 
-  count_kernel<<<grid, B, 0, stream>>>({in, sched}, {{counts.as<unsigned long long>()}, e}, work);
-  TWOBODY_CHECK_LAUNCH();
+  launch_kernel(count_kernel, grid, B, 0, stream, typename traversal::params{in, sched},
+                typename counter::params{{counts.as<unsigned long long>()}, e}, work);
   TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.data(), scan_bytes, counts.as<unsigned long long>(),
                                                  offsets.as<unsigned long long>(), static_cast<long long>(threads), stream));
   unsigned long long tail[2] = {0, 0};
@@ -512,8 +525,8 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                         .c_str());
     }
     Record* dst = sink.reserve(total, stream);
-    write_kernel<<<grid, B, 0, stream>>>({in, sched}, {{offsets.as<unsigned long long const>(), dst}, e}, work);
-    TWOBODY_CHECK_LAUNCH();
+    launch_kernel(write_kernel, grid, B, 0, stream, typename traversal::params{in, sched},
+                  typename writer::params{{offsets.as<unsigned long long const>(), dst}, e}, work);
     sink.commit(total, stream);
   }
   sink.deliver();

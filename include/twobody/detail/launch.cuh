@@ -21,6 +21,7 @@
 #include <mutex>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace twobody::detail {
 
@@ -225,6 +226,49 @@ std::size_t launch_smem(std::size_t visitor_bytes)
   return traversal_launch_smem<Traversal>(visitor_bytes);
 }
 
+/// What a run-time program compiles for kernel `name` of the run-time functor F.
+template <class F>
+runtime_kernel_request runtime_request(std::string name)
+{
+  return {std::move(name), cxx_name<typename F::value_type>(), F::dims};
+}
+
+/// The C++ name of pair_engine_kernel<Traversal, Visitor, Source>, for a run-time program.
+template <class Traversal, class Visitor, class Source>
+std::string engine_kernel_name()
+{
+  return "twobody::detail::pair_engine_kernel<" + cxx_name<Traversal>() + ", " + cxx_name<Visitor>() + ", " +
+         cxx_name<Source>() + ">";
+}
+
+/// pair_engine_kernel<Traversal, Visitor, Source>: its address, or, when the visitor holds a
+/// run-time functor (runtime_functor.cuh), the same instantiation compiled by the program in
+/// scope (a cudaKernel_t: launch it with launch_kernel). The template is then never instantiated
+/// here.
+template <class Traversal, class Visitor, class Source>
+auto engine_kernel()
+{
+  using kernel_t = void (*)(typename Traversal::params, typename Visitor::params, typename Source::params);
+  if constexpr (holds_runtime_functor_v<Visitor>) {
+    using F = typename runtime_functor_in<Visitor>::type;
+    void const* k = require_runtime_source().kernel(runtime_request<F>(engine_kernel_name<Traversal, Visitor, Source>()));
+    return reinterpret_cast<kernel_t>(const_cast<void*>(k));
+  } else {
+    return kernel_t{pair_engine_kernel<Traversal, Visitor, Source>};
+  }
+}
+
+/// Launches `kernel` (compiled, or a run-time compiled cudaKernel_t, which `<<<>>>` does not
+/// take) and checks the launch; the arguments convert to the kernel's parameter types.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), int grid, int block_threads, std::size_t dynamic_smem,
+                   cudaStream_t stream, Args&&... args)
+{
+  cudaLaunchAttribute attrs[2]{};
+  cudaLaunchConfig_t const cfg = launch_config(grid, block_threads, dynamic_smem, 0, false, stream, attrs);
+  TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, kernel, static_cast<Params>(std::forward<Args>(args))...));
+}
+
 /// The engine kernel of a statistic: an input policy's traversal (tile pairs, or the naive
 /// baseline), a statistic agent behind f, and the static split of the units.
 template <class Input, class Agent, class Points, class F>
@@ -240,9 +284,7 @@ struct pair_kernel {
 
   static runtime_kernel_request request()
   {
-    return {"twobody::detail::pair_engine_kernel<" + cxx_name<traversal>() + ", " + cxx_name<visitor>() +
-              ", twobody::detail::static_units>",
-            cxx_name<typename Points::value_type>(), Points::dims};
+    return runtime_request<F>(engine_kernel_name<traversal, visitor, static_units>());
   }
 
   /// Makes a run-time program compile this kernel with the next one it compiles (no-op otherwise).
@@ -251,14 +293,7 @@ struct pair_kernel {
     if constexpr (runtime) { require_runtime_source().announce(request()); }
   }
 
-  static kernel_t get()
-  {
-    if constexpr (runtime) {
-      return reinterpret_cast<kernel_t>(const_cast<void*>(require_runtime_source().kernel(request())));
-    } else {
-      return pair_engine_kernel<traversal, visitor, static_units>;
-    }
-  }
+  static kernel_t get() { return engine_kernel<traversal, visitor, static_units>(); }
 
   static kernel_attributes attrs()
   {
