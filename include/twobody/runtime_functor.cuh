@@ -15,6 +15,7 @@
 
 #include <twobody/detail/config.cuh>
 #include <twobody/detail/error.cuh>
+#include <twobody/functors.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/type_traits>
@@ -97,13 +98,7 @@ inline constexpr bool holds_runtime_functor_v = !cuda::std::is_void_v<typename r
 template <class T, int D>
 __host__ __device__ inline T dist2(point<T, D> const& a, point<T, D> const& b)
 {
-  T s = T(0);
-TWOBODY_UNROLL
-  for (int d = 0; d < D; ++d) {
-    T const dd = a.x[d] - b.x[d];
-    s          = dd * dd + s;
-  }
-  return s;
+  return squared_euclidean{}(a, b);  // the library's own arithmetic, so results match its functors
 }
 template <class T, int D>
 __host__ __device__ inline T dist(point<T, D> const& a, point<T, D> const& b)
@@ -111,7 +106,7 @@ __host__ __device__ inline T dist(point<T, D> const& a, point<T, D> const& b)
   if constexpr (cuda::std::is_same_v<T, float>) {
     return sqrtf(dist2(a, b));
   } else {
-    return sqrt(dist2(a, b));
+    return ::sqrt(dist2(a, b));
   }
 }
 template <class T, int D>
