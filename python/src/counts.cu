@@ -29,6 +29,35 @@ twobody::pair_count_t<twobody::points<T, dims, Weighted>> count_typed(array cons
   return count(near);
 }
 
+/// The count over host sets of any size, block pair by block pair (out_of_core.cu): every pair is
+/// evaluated, with the kernels of the brute-force count above.
+template <class T>
+unsigned long long count_out_of_core_typed(array const& a, std::optional<array> const& b, double r,
+                                           std::optional<std::vector<double>> const& box,
+                                           twobody::host::scale_options const& opt)
+{
+  point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, cudaStream_t{});
+  auto const near = twobody::within_radius(static_cast<T>(r));
+  if (box) {
+    using metric = twobody::periodic_squared_euclidean<T, dims>;
+    return twobody::host::count_pairs(sets.pairs(),
+                                      twobody::within<metric, T>{periodic<metric>(*box, sets.dims_given()), near.r2}, opt);
+  }
+  return twobody::host::count_pairs(sets.pairs(), near, opt);
+}
+
+nb::object count_out_of_core(array const& a, std::optional<array> const& b, double r,
+                             std::optional<std::vector<double>> const& box, long long memory_budget,
+                             std::optional<std::vector<int>> const& devices, long long block_points, nb::object progress)
+{
+  (void)dims_of(a, b);
+  if (!(r >= 0.0) || !std::isfinite(r)) { throw nb::value_error("twobody: r must be finite and >= 0"); }
+  auto const opt = scale_options_of(a, b, memory_budget, devices, block_points, progress);
+  return with_value_type(a, [&](auto t) {
+    return nb::cast(without_gil([&] { return count_out_of_core_typed<decltype(t)>(a, b, r, box, opt); }));
+  });
+}
+
 nb::object count(array const& a, std::optional<array> const& b, double r, std::optional<std::vector<double>> const& box,
                  std::optional<array> const& wa, std::optional<array> const& wb, std::string const& search_name,
                  std::string const& backend, std::uintptr_t stream)
@@ -58,6 +87,9 @@ void bind_counts(nb::module_& m)
   m.def("count_pairs", &count, "points"_a, "points_b"_a.none(), "r"_a, "box"_a.none(), "weights"_a.none(),
         "weights_b"_a.none(), "search"_a, "backend"_a, "stream"_a,
         "Pairs closer than r (int; the sum of w_i w_j with weights). Use twobody.count_pairs.");
+  m.def("count_pairs_out_of_core", &count_out_of_core, "points"_a, "points_b"_a.none(), "r"_a, "box"_a.none(),
+        "memory_budget"_a, "devices"_a.none(), "block_points"_a, "progress"_a.none(),
+        "Pairs closer than r over host sets of any size. Use twobody.count_pairs(memory_budget=...).");
 }
 
 }  // namespace twobody_py

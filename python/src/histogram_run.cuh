@@ -83,6 +83,23 @@ histogram_out<count_of<T, Weighted>> histogram_typed(array const& a, std::option
   return run(twobody::euclidean{}, twobody::uniform_bins<T>(lo, hi, h.bins));
 }
 
+/// The fast distance histogram (linear bins from 0, unweighted) over host sets of any size, block
+/// pair by block pair (out_of_core.cu), with the kernels of histogram_typed's fast path.
+template <class T>
+histogram_out<count_of<T, false>> histogram_out_of_core_typed(array const& a, std::optional<array> const& b, double hi,
+                                                              int bins, std::optional<std::vector<double>> const& box,
+                                                              twobody::host::scale_options const& opt)
+{
+  point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, cudaStream_t{});
+  twobody::distance_bins<T> const edges(static_cast<T>(hi), bins);
+  auto run = [&](auto f) {
+    auto r = twobody::host::histogram(sets.pairs(), f, edges, opt);
+    return histogram_out<count_of<T, false>>{std::move(r.counts), r.outside, r.pairs};
+  };
+  if (box) { return run(periodic<twobody::periodic_squared_euclidean<T, dims>>(*box, sets.dims_given())); }
+  return run(twobody::squared_euclidean{});
+}
+
 /// The cost model's plan of the fast distance histogram (unweighted sets).
 template <class T>
 std::string plan_typed(array const& a, std::optional<array> const& b, double hi, int bins,
@@ -105,5 +122,9 @@ std::string plan_typed(array const& a, std::optional<array> const& b, double hi,
 #define TWOBODY_PY_PLAN(T)                                                                                         \
   template std::string plan_typed<T>(array const&, std::optional<array> const&, double, int,                     \
                                      std::optional<std::vector<double>> const&)
+#define TWOBODY_PY_OUT_OF_CORE(T)                                                                                  \
+  template histogram_out<count_of<T, false>> histogram_out_of_core_typed<T>(                                    \
+    array const&, std::optional<array> const&, double, int, std::optional<std::vector<double>> const&,          \
+    twobody::host::scale_options const&)
 
 }  // namespace twobody_py

@@ -11,6 +11,8 @@ extern TWOBODY_PY_HISTOGRAM(double, false);
 extern TWOBODY_PY_HISTOGRAM(double, true);
 extern TWOBODY_PY_PLAN(float);
 extern TWOBODY_PY_PLAN(double);
+extern TWOBODY_PY_OUT_OF_CORE(float);
+extern TWOBODY_PY_OUT_OF_CORE(double);
 
 namespace {
 
@@ -67,6 +69,19 @@ std::string plan_histogram(array const& a, std::optional<array> const& b, double
   return with_value_type(a, [&](auto t) { return without_gil([&] { return plan_typed<decltype(t)>(a, b, hi, bins, box); }); });
 }
 
+nb::tuple histogram_out_of_core(array const& a, std::optional<array> const& b, double hi, int bins,
+                                std::optional<std::vector<double>> const& box, long long memory_budget,
+                                std::optional<std::vector<int>> const& devices, long long block_points, nb::object progress)
+{
+  (void)dims_of(a, b);
+  if (bins < 1) { throw nb::value_error("twobody: need at least one bin"); }
+  if (!(hi > 0.0) || !std::isfinite(hi)) { throw nb::value_error("twobody: the bin range must be finite with 0 < hi"); }
+  auto const opt = scale_options_of(a, b, memory_budget, devices, block_points, progress);
+  return with_value_type(a, [&](auto t) {
+    return to_python(without_gil([&] { return histogram_out_of_core_typed<decltype(t)>(a, b, hi, bins, box, opt); }));
+  });
+}
+
 }  // namespace
 
 void bind_histograms(nb::module_& m)
@@ -76,6 +91,9 @@ void bind_histograms(nb::module_& m)
         "backend"_a, "stream"_a, "Pair histogram as (counts, outside, pairs). Use twobody.histogram.");
   m.def("plan_histogram", &plan_histogram, "points"_a, "points_b"_a.none(), "hi"_a, "bins"_a, "box"_a.none(),
         "The cost model's plan of a distance histogram. Use twobody.plan.");
+  m.def("histogram_out_of_core", &histogram_out_of_core, "points"_a, "points_b"_a.none(), "hi"_a, "bins"_a,
+        "box"_a.none(), "memory_budget"_a, "devices"_a.none(), "block_points"_a, "progress"_a.none(),
+        "Distance histogram (bins from 0) over host sets of any size. Use twobody.histogram(memory_budget=...).");
 }
 
 }  // namespace twobody_py

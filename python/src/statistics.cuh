@@ -5,6 +5,8 @@
 
 #include "arrays.cuh"
 
+#include <twobody/host/out_of_core.cuh>
+
 namespace twobody_py {
 
 void bind_counts(nb::module_& m);      // counts.cu
@@ -13,6 +15,13 @@ void bind_joins(nb::module_& m);       // joins.cu
 void bind_sums(nb::module_& m);        // sums.cu
 void bind_frames(nb::module_& m);      // frames.cu
 void bind_functors(nb::module_& m);    // functors.cu
+
+/// The block layer's options of an out-of-core call (out_of_core.cu): host arrays only,
+/// memory_budget bytes (0: a quarter of free memory), the devices (empty: all), the block size
+/// (0: from the budget) and a progress callback progress(done, total) over block pairs.
+twobody::host::scale_options scale_options_of(array const& a, std::optional<array> const& b, long long memory_budget,
+                                              std::optional<std::vector<int>> const& devices, long long block_points,
+                                              nb::object const& progress);
 
 /// A join's index pairs as an (m, 2) uint32 array where they are: NumPy for host results, a
 /// DLPack-capable array on `device` for device results (the package converts it).

@@ -146,8 +146,41 @@ def _box(box, a, b, reach: Optional[float] = None):
 # Counts
 
 
+def _out_of_core(memory_budget, devices, block_points, progress, what: str, **refused):
+    """The out-of-core arguments as the core takes them, or None for an in-core call."""
+    if memory_budget is None and devices is None:
+        if progress is not None or block_points is not None:
+            raise ValueError(f"twobody: progress= and block_points= apply to out-of-core runs of {what} "
+                             "(give memory_budget= or devices=)")
+        return None
+    given = sorted(k for k, v in refused.items() if v)
+    if given:
+        raise ValueError(f"twobody: out-of-core runs of {what} take no {', '.join(given)}")
+    if isinstance(devices, str):
+        if devices != "all":
+            raise ValueError("twobody: devices must be 'all' or a list of device numbers")
+        devices = []
+    elif devices is not None:
+        devices = [int(d) for d in devices]
+        if not devices:
+            raise ValueError("twobody: devices must name at least one device (or be 'all')")
+    return (int(memory_budget or 0), devices, int(block_points or 0), progress)
+
+
+def _run_out_of_core(ooc, call):
+    """Runs call(memory_budget, devices, block_points, callback) with the progress bar of ooc."""
+    budget, devices, block_points, progress = ooc
+    callback, bar = _progress_bar(progress, unit="block pair")
+    try:
+        return call(budget, devices, block_points, callback)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, weights=None, weights_b=None,
-                search: str = "auto", functor: Optional[Functor] = None, backend: str = "auto", stream=None):
+                search: str = "auto", functor: Optional[Functor] = None, memory_budget: Optional[int] = None,
+                devices=None, block_points: Optional[int] = None, progress=None, backend: str = "auto", stream=None):
     """Number of pairs closer than ``r`` (the 2-point correlation function's DD(r)), or for which
     ``functor`` (a ``Functor`` returning bool) is true.
 
@@ -172,6 +205,15 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
         A predicate of your own instead of ``r`` (GPU only; no ``box``, every pair evaluated),
         e.g. ``Functor("bool", "return fabsf(a.x[2] - b.x[2]) < dz && dist2(a, b) < r * r;",
         {"dz": 1.0, "r": 5.0})``.
+    memory_budget, devices, block_points, progress
+        Out-of-core runs, for NumPy sets larger than the GPU (or spread over several GPUs): the
+        sets are cut into blocks of ``block_points`` points (default: from the budget), and block
+        pairs run one after the other while the next blocks are copied. ``memory_budget`` is the
+        device memory in bytes the resident blocks may use (0: a quarter of the free memory),
+        ``devices`` the GPUs to spread the block pairs over ("all" or a list of device numbers).
+        ``progress``: True for a bar (tqdm if installed, else a line), or a callable
+        ``progress(done, total)`` called after each block pair; Ctrl-C stops the run and frees
+        what it holds. Every pair is evaluated (no grid), unweighted, GPU only.
 
     Returns
     -------
@@ -191,6 +233,13 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
                                    _arrays.stream_handle(stream))
     if r is None:
         raise TypeError("twobody: count_pairs needs r= (the radius) or functor=")
+    ooc = _out_of_core(memory_budget, devices, block_points, progress, "count_pairs", cpu_backend=backend == "cpu",
+                       weights=weights is not None,
+                       weights_b=weights_b is not None, search_grid=search == "grid",
+                       high_dimensional_points=_high_dimensional(a))
+    if ooc is not None:
+        sides = _box(box, a, b, reach=float(r))
+        return _run_out_of_core(ooc, lambda *o: _core.count_pairs_out_of_core(a, b, float(r), sides, *o))
     if _high_dimensional(a):
         _no_row_options("count_pairs", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
         return _core.rows_count_pairs(a, b, float(r), _backend(backend), _arrays.stream_handle(stream))
@@ -222,6 +271,7 @@ class Histogram:
 
 def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean", scale: str = "linear",
               box=None, weights=None, weights_b=None, exact: bool = False, search: str = "auto",
+              memory_budget: Optional[int] = None, devices=None, block_points: Optional[int] = None, progress=None,
               backend: str = "auto", stream=None) -> Histogram:
     """Histogram of a pair value over every pair.
 
@@ -250,6 +300,9 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
         in neighbouring cells of a grid of cell side ``range[1]`` (periodic with ``box``),
         "brute" every pair, "auto" the grid where it pays (on the GPU). The histogram,
         ``outside`` and ``pairs`` are the same either way.
+    memory_budget, devices, block_points, progress
+        Out-of-core runs of distance histograms with linear bins from 0 (open or periodic box,
+        unweighted, not exact), for NumPy sets larger than the GPU: see ``count_pairs``.
 
     High-dimensional points (D > 3, or float16/bfloat16) take Euclidean distances in linear
     bins, binned exactly (every pair in the bin of its correctly rounded float32 distance).
@@ -276,6 +329,21 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
                                                          _arrays.stream_handle(stream))
         edges = np.geomspace(lo, hi, int(bins) + 1) if scale == "log" else np.linspace(lo, hi, int(bins) + 1)
         return Histogram(_arrays.like(counts, a), edges, outside, int(pairs))
+    ooc = _out_of_core(memory_budget, devices, block_points, progress, "histogram", cpu_backend=backend == "cpu",
+                       weights=weights is not None, weights_b=weights_b is not None, exact=bool(exact),
+                       search_grid=search == "grid", high_dimensional_points=_high_dimensional(a),
+                       other_metrics=metric != "euclidean", log_scale=scale != "linear",
+                       range_from_other_than_0=range is not None and float(range[0]) != 0.0)
+    if ooc is not None:
+        if range is None:
+            raise ValueError("twobody: give the bin range, range=(0, r_max)")
+        if not isinstance(bins, (int, np.integer)):
+            raise TypeError("twobody: bins must be an int (the number of bins)")
+        hi = float(range[1])
+        sides = _box(box, a, b, reach=hi)
+        counts, outside, pairs = _run_out_of_core(
+            ooc, lambda *o: _core.histogram_out_of_core(a, b, hi, int(bins), sides, *o))
+        return Histogram(counts, np.linspace(0.0, hi, int(bins) + 1), outside, int(pairs))
     if _high_dimensional(a):
         if metric != "euclidean" or scale != "linear":
             raise ValueError("twobody: high-dimensional or float16/bfloat16 points take metric='euclidean' and "
@@ -342,19 +410,23 @@ class RDF:
 
 
 def rdf(points, points_b=None, *, box, r_max: float, bins: int = 100, exact: bool = False,
-        search: str = "auto", backend: str = "auto", stream=None) -> RDF:
+        search: str = "auto", memory_budget: Optional[int] = None, devices=None, block_points: Optional[int] = None,
+        progress=None, backend: str = "auto", stream=None) -> RDF:
     """Radial distribution function g(r) in a periodic box, normalised by the ideal-gas shell
     counts: g = counts / (pairs * shell volume / box volume), with pairs = n (n - 1) / 2 for one
     species and n_a n_b for two (A-B). ``r_max`` must not exceed half the shortest box side.
 
     ``search`` is as for ``histogram``: "auto" takes a periodic grid of cell side r_max where
     it pays (r_max well below half the box), which visits only the pairs that can be closer.
+    ``memory_budget``, ``devices``, ``block_points`` and ``progress`` run it out of core, as
+    ``count_pairs`` says.
 
     Example: ``g = twobody.rdf(x, box=[20.0, 20.0, 20.0], r_max=10.0, bins=200).g``.
     """
     if box is None:
         raise ValueError("twobody: rdf needs the periodic box (box=L or box=[Lx, Ly, Lz])")
     h = histogram(points, points_b, bins=bins, range=(0.0, r_max), box=box, exact=exact, search=search,
+                  memory_budget=memory_budget, devices=devices, block_points=block_points, progress=progress,
                   backend=backend, stream=stream)
     a, b = _sets(points, points_b)
     sides = _box_sides(box, a.shape[1])  # the points were checked against the box by histogram()
@@ -411,8 +483,9 @@ def _frame_boxes(box, frames: int, d: int):
     return np.ascontiguousarray(b)
 
 
-def _progress_bar(progress):
-    """The callback the core calls between runs of frames: the caller's own, tqdm's, or a line."""
+def _progress_bar(progress, unit: str = "frame"):
+    """The callback the core calls as a long run goes on (between runs of frames, after each block
+    pair): the caller's own, tqdm's, or a line."""
     if progress is None or progress is False:
         return None, None
     if callable(progress):
@@ -420,7 +493,7 @@ def _progress_bar(progress):
     try:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=None, unit="frame", desc="twobody")
+        bar = tqdm(total=None, unit=unit, desc="twobody")
 
         def update(done, total):
             bar.total = total
@@ -433,7 +506,7 @@ def _progress_bar(progress):
 
         def line(done, total):
             end = "\n" if done == total else ""
-            print(f"\rtwobody: {done}/{total} frames", end=end, file=sys.stderr, flush=True)
+            print(f"\rtwobody: {done}/{total} {unit}s", end=end, file=sys.stderr, flush=True)
 
         return line, None
 
