@@ -148,10 +148,10 @@ def _box(box, a, b, reach: Optional[float] = None):
 
 def _out_of_core(memory_budget, devices, block_points, progress, what: str, **refused):
     """The out-of-core arguments as the core takes them, or None for an in-core call."""
-    if memory_budget is None and devices is None:
-        if progress is not None or block_points is not None:
-            raise ValueError(f"twobody: progress= and block_points= apply to out-of-core runs of {what} "
-                             "(give memory_budget= or devices=)")
+    if memory_budget is None and devices is None and block_points is None:
+        if progress is not None:
+            raise ValueError(f"twobody: progress= applies to out-of-core runs of {what} "
+                             "(give memory_budget=, devices= or block_points=)")
         return None
     given = sorted(k for k, v in refused.items() if v)
     if given:
@@ -206,9 +206,10 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
         e.g. ``Functor("bool", "return fabsf(a.x[2] - b.x[2]) < dz && dist2(a, b) < r * r;",
         {"dz": 1.0, "r": 5.0})``.
     memory_budget, devices, block_points, progress
-        Out-of-core runs, for NumPy sets larger than the GPU (or spread over several GPUs): the
-        sets are cut into blocks of ``block_points`` points (default: from the budget), and block
-        pairs run one after the other while the next blocks are copied. ``memory_budget`` is the
+        Out-of-core runs, for NumPy sets larger than the GPU (or spread over several GPUs), when
+        any of the first three is given: the sets are cut into blocks of ``block_points`` points
+        (default: from the budget), and block pairs run one after the other while the next
+        blocks are copied. ``memory_budget`` is the
         device memory in bytes the resident blocks may use (0: a quarter of the free memory),
         ``devices`` the GPUs to spread the block pairs over ("all" or a list of device numbers).
         ``progress``: True for a bar (tqdm if installed, else a line), or a callable
