@@ -2,8 +2,14 @@
 integers, exact in float32 and float64) and bin edges or radii checked to lie away from every
 pair's value."""
 
+import os
+
 import numpy as np
 import pytest
+
+# JAX takes 75% of the GPU's memory when it starts unless told not to; the GPU tests share the
+# GPU between JAX, CuPy, PyTorch and the library.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 
 def integer_points(n, d=3, hi=32, seed=0, dtype=np.float64):

@@ -1,5 +1,6 @@
-"""The GPU against the CPU backend, for NumPy inputs (staged by the library) and for CuPy and
-PyTorch device arrays (read in place through DLPack). Skipped without a GPU."""
+"""The GPU against the CPU backend, for NumPy inputs (staged by the library) and for CuPy,
+PyTorch and JAX device arrays (read in place through DLPack; JAX where it has a GPU backend).
+Skipped without a GPU."""
 
 import numpy as np
 import pytest
@@ -24,7 +25,22 @@ def device_libraries():
             libs.append(name)
         except ImportError:
             pass
+    if jax_gpu():
+        libs.append("jax")
     return libs
+
+
+def jax_gpu():
+    """True where JAX is installed with a GPU backend (float64 arrays then need x64 mode)."""
+    try:
+        import jax
+
+        if not jax.devices("gpu"):
+            return False
+        jax.config.update("jax_enable_x64", True)
+        return True
+    except Exception:  # not installed, or no CUDA plugin that works with this driver
+        return False
 
 
 def on(lib, x):
@@ -37,6 +53,10 @@ def on(lib, x):
         import torch
 
         return torch.from_numpy(np.ascontiguousarray(x)).cuda()
+    if lib == "jax":
+        import jax
+
+        return jax.device_put(x, jax.devices("gpu")[0])
     return x
 
 
@@ -111,7 +131,7 @@ def test_joins_stay_on_the_device(big, lib):
     a, b = big
     ga, gb = on(lib, a), on(lib, b)
     ij = twobody.pairs_within(ga, eps=2.5, **GPU)
-    assert type(ij).__module__.split(".")[0] == ("numpy" if lib == "numpy" else lib)
+    assert twobody._arrays.library_of(ij) == lib
     np.testing.assert_array_equal(host(ij).astype(np.int64), twobody.pairs_within(a, eps=2.5, **CPU).astype(np.int64))
     ijc = twobody.pairs_within(ga, gb, eps=2.5, **GPU)
     np.testing.assert_array_equal(host(ijc).astype(np.int64), twobody.pairs_within(a, b, eps=2.5, **CPU).astype(np.int64))
