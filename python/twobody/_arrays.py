@@ -151,5 +151,21 @@ def from_device(result, x, indices: bool = True):
     if lib == "jax":
         import jax.dlpack
 
-        return jax.dlpack.from_dlpack(result)
+        # The core hands over a DLPack capsule, which JAX takes only behind the two methods.
+        device = next(iter(x.devices())).id
+        return jax.dlpack.from_dlpack(_CudaCapsule(result, device))
     return np.asarray(result)
+
+
+class _CudaCapsule:
+    """A DLPack capsule of CUDA memory behind __dlpack__ / __dlpack_device__ (what JAX's
+    from_dlpack accepts; CuPy and PyTorch take the capsule itself)."""
+
+    def __init__(self, capsule, device: int):
+        self._capsule, self._device = capsule, device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        return self._capsule  # the core's work on it is complete when the call returns
+
+    def __dlpack_device__(self):
+        return (2, self._device)  # kDLCUDA
