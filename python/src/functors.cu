@@ -42,20 +42,6 @@ void require_result(runtime_program const& prog, bool predicate, char const* wha
   }
 }
 
-/// Runs fn(R{}) with R the functor's result type (checked by require_result): bool for
-/// predicates, float or double for values.
-template <bool Predicate, class Fn>
-decltype(auto) with_result_type(runtime_program const& prog, char const* what, Fn&& fn)
-{
-  require_result(prog, Predicate, what);
-  if constexpr (Predicate) {
-    return fn(bool{});
-  } else {
-    if (prog.source().result == "float") { return fn(float{}); }
-    return fn(double{});
-  }
-}
-
 /// The GPU policy of a functor call: a Functor has no host code.
 twobody::execution_policy gpu_policy(std::string const& backend, std::uintptr_t stream)
 {
@@ -67,138 +53,117 @@ twobody::execution_policy gpu_policy(std::string const& backend, std::uintptr_t 
   return policy_of("gpu", stream);
 }
 
-nb::object functor_sum(runtime_program& prog, std::vector<double> const& values, array const& a,
+/// One statistic of a Functor: checks what every form checks, then runs
+/// stat(exec, f, sets) for the functor's R (bool for Predicate, else float or double),
+/// the points' T and, where `Weights` and weights are given, weighted sets, with the interpreter
+/// unlocked and the program in scope; out(result) makes it a Python object (the GIL held).
+template <bool Predicate, bool Weights, class Stat, class Out>
+nb::object run_functor(char const* what, runtime_program& prog, std::vector<double> const& values, array const& a,
                        std::optional<array> const& b, std::optional<array> const& wa, std::optional<array> const& wb,
-                       bool per_point, std::string const& backend, std::uintptr_t stream)
+                       std::string const& backend, std::uintptr_t stream, Stat&& stat, Out&& out)
 {
   (void)dims_of(a, b);
-  require_result(prog, false, "pair_sum");
-  if (per_point && wa) { throw nb::value_error("twobody: per-point sums take no weights"); }
+  require_result(prog, Predicate, what);
+  if (!Weights && wa) { throw nb::value_error(("twobody: " + std::string(what) + " with a Functor takes no weights").c_str()); }
   if (b.has_value() && wa.has_value() != wb.has_value()) {
     throw nb::value_error("twobody: give weights for both point sets or for neither");
   }
   auto const exec = gpu_policy(backend, stream);
   device_scope scope(device_of(a));
-  return with_result_type<false>(prog, "pair_sum", [&](auto r) -> nb::object {
+  auto with_result = [&](auto r) -> nb::object {
     using R = decltype(r);
     return with_value_type(a, [&](auto t) -> nb::object {
-      using T = decltype(t);
+      using T      = decltype(t);
       auto const f = prog.functor<R, T, dims>(values);
-      auto run     = [&](auto weighted) {
+      auto run     = [&](auto weighted) -> nb::object {
         constexpr bool W = decltype(weighted)::value;
-        return without_gil([&] {
+        return out(without_gil([&] {
           runtime_program::scope in_scope(prog);
           point_sets<T, W> const sets(a, b, wa, wb, exec.stream);
-          return twobody::reduce_pairs(exec, sets.pairs(), f, cuda::std::plus<double>{}, 0.0);
-        });
+          return stat(exec, f, sets);
+        }));
       };
-      if (per_point) {
-        return nb::cast(to_numpy(without_gil([&] {
-          runtime_program::scope in_scope(prog);
-          point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, exec.stream);
-          return twobody::sum_per_point(exec, sets.partners(), f);
-        })));
+      if constexpr (Weights) {
+        if (wa) { return run(std::true_type{}); }
       }
-      if (wa) { return nb::cast(run(std::true_type{})); }
-      return nb::cast(run(std::false_type{}));
+      return run(std::false_type{});
     });
-  });
+  };
+  if constexpr (Predicate) {
+    return with_result(bool{});
+  } else {
+    if (prog.source().result == "float") { return with_result(float{}); }
+    return with_result(double{});
+  }
+}
+
+auto const to_object = [](auto v) { return nb::cast(v); };
+
+nb::object functor_sum(runtime_program& prog, std::vector<double> const& values, array const& a,
+                       std::optional<array> const& b, std::optional<array> const& wa, std::optional<array> const& wb,
+                       bool per_point, std::string const& backend, std::uintptr_t stream)
+{
+  if (per_point) {
+    return run_functor<false, false>(
+      "pair_sum(per_point=True)", prog, values, a, b, wa, wb, backend, stream,
+      [](auto const& exec, auto const& f, auto const& sets) { return twobody::sum_per_point(exec, sets.partners(), f); },
+      [](auto v) { return nb::cast(to_numpy(std::move(v))); });
+  }
+  return run_functor<false, true>(
+    "pair_sum", prog, values, a, b, wa, wb, backend, stream,
+    [](auto const& exec, auto const& f, auto const& sets) {
+      return twobody::reduce_pairs(exec, sets.pairs(), f, cuda::std::plus<double>{}, 0.0);
+    },
+    to_object);
 }
 
 nb::object functor_count(runtime_program& prog, std::vector<double> const& values, array const& a,
                          std::optional<array> const& b, std::optional<array> const& wa, std::optional<array> const& wb,
                          std::string const& backend, std::uintptr_t stream)
 {
-  (void)dims_of(a, b);
-  require_result(prog, true, "count_pairs");
-  if (b.has_value() && wa.has_value() != wb.has_value()) {
-    throw nb::value_error("twobody: give weights for both point sets or for neither");
-  }
-  auto const exec = gpu_policy(backend, stream);
-  device_scope scope(device_of(a));
-  return with_result_type<true>(prog, "count_pairs", [&](auto r) -> nb::object {
-    using R = decltype(r);
-    return with_value_type(a, [&](auto t) -> nb::object {
-      using T = decltype(t);
-      auto const f = prog.functor<R, T, dims>(values);
-      auto run     = [&](auto weighted) {
-        constexpr bool W = decltype(weighted)::value;
-        return without_gil([&] {
-          runtime_program::scope in_scope(prog);
-          point_sets<T, W> const sets(a, b, wa, wb, exec.stream);
-          return twobody::count_pairs(exec, sets.pairs(), f);
-        });
-      };
-      if (wa) { return nb::cast(run(std::true_type{})); }
-      return nb::cast(run(std::false_type{}));
-    });
-  });
+  return run_functor<true, true>(
+    "count_pairs", prog, values, a, b, wa, wb, backend, stream,
+    [](auto const& exec, auto const& f, auto const& sets) { return twobody::count_pairs(exec, sets.pairs(), f); },
+    to_object);
 }
 
-nb::tuple functor_histogram(runtime_program& prog, std::vector<double> const& values, array const& a,
-                            std::optional<array> const& b, std::optional<array> const& wa,
-                            std::optional<array> const& wb, double lo, double hi, int bins, std::string const& scale,
-                            std::string const& backend, std::uintptr_t stream)
+nb::object functor_histogram(runtime_program& prog, std::vector<double> const& values, array const& a,
+                             std::optional<array> const& b, std::optional<array> const& wa,
+                             std::optional<array> const& wb, double lo, double hi, int bins, std::string const& scale,
+                             std::string const& backend, std::uintptr_t stream)
 {
-  (void)dims_of(a, b);
-  require_result(prog, false, "histogram");
   if (scale != "linear" && scale != "log") { throw nb::value_error("twobody: scale must be 'linear' or 'log'"); }
   if (bins < 1) { throw nb::value_error("twobody: need at least one bin"); }
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) {
     throw nb::value_error("twobody: the bin range must be finite with lo < hi");
   }
   if (scale == "log" && !(lo > 0.0)) { throw nb::value_error("twobody: log bins need lo > 0"); }
-  if (b.has_value() && wa.has_value() != wb.has_value()) {
-    throw nb::value_error("twobody: give weights for both point sets or for neither");
-  }
-  auto const exec = gpu_policy(backend, stream);
-  device_scope scope(device_of(a));
-  return with_result_type<false>(prog, "histogram", [&](auto r) -> nb::tuple {
-    using R = decltype(r);
-    return with_value_type(a, [&](auto t) -> nb::tuple {
-      using T = decltype(t);
-      // The bins compare values of the functor's result type.
-      auto const f = prog.functor<R, T, dims>(values);
-      auto run     = [&](auto weighted, auto const& edges) {
-        constexpr bool W = decltype(weighted)::value;
-        auto h           = without_gil([&] {
-          runtime_program::scope in_scope(prog);
-          point_sets<T, W> const sets(a, b, wa, wb, exec.stream);
-          return twobody::histogram(exec, sets.pairs(), f, edges);
-        });
-        return nb::make_tuple(to_numpy(std::move(h.counts)), h.outside, h.pairs);
-      };
-      auto with_bins = [&](auto const& edges) {
-        if (wa) { return run(std::true_type{}, edges); }
-        return run(std::false_type{}, edges);
-      };
-      if (scale == "log") { return with_bins(twobody::log_bins<R>(static_cast<R>(lo), static_cast<R>(hi), bins)); }
-      return with_bins(twobody::uniform_bins<R>(static_cast<R>(lo), static_cast<R>(hi), bins));
-    });
-  });
+  return run_functor<false, true>(
+    "histogram", prog, values, a, b, wa, wb, backend, stream,
+    [&](auto const& exec, auto const& f, auto const& sets) {
+      using R = typename std::decay_t<decltype(f)>::result_type;  // the bins compare the functor's values
+      if (scale == "log") {
+        return twobody::histogram(exec, sets.pairs(), f, twobody::log_bins<R>(static_cast<R>(lo), static_cast<R>(hi), bins));
+      }
+      return twobody::histogram(exec, sets.pairs(), f, twobody::uniform_bins<R>(static_cast<R>(lo), static_cast<R>(hi), bins));
+    },
+    [](auto h) { return nb::object(nb::make_tuple(to_numpy(std::move(h.counts)), h.outside, h.pairs)); });
 }
 
 nb::object functor_join(runtime_program& prog, std::vector<double> const& values, array const& a,
                         std::optional<array> const& b, bool sort, std::string const& backend, std::uintptr_t stream)
 {
-  (void)dims_of(a, b);
-  require_result(prog, true, "pairs_within");
-  auto const exec  = gpu_policy(backend, stream);
   int const device = device_of(a);
-  device_scope scope(device);
-  return index_pairs_to_python(with_value_type(a, [&](auto t) {
-    using T      = decltype(t);
-    auto const f = prog.functor<bool, T, dims>(values);
-    return without_gil([&] {
-      runtime_program::scope in_scope(prog);
-      point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, exec.stream);
+  return run_functor<true, false>(
+    "pairs_within", prog, values, a, b, std::nullopt, std::nullopt, backend, stream,
+    [&](auto const& exec, auto const& f, auto const& sets) {
       twobody::join_options opt;
       opt.location = device >= 0 ? twobody::result_location::device : twobody::result_location::host;
       auto r       = twobody::join(exec, sets.pairs(), f, opt);
       if (sort) { twobody::sort_by_index(r, exec.stream); }
       return r;
-    });
-  }), device);
+    },
+    [&](auto r) { return index_pairs_to_python(std::move(r), device); });
 }
 
 }  // namespace
