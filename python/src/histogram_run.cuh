@@ -7,7 +7,7 @@
 namespace twobody_py {
 
 struct histogram_args {
-  std::string kind;   // "distance", "rp_pi", "angular"
+  std::string kind;   // "distance", "sqdistance" (open box, linear bins), "rp_pi", "angular"
   std::string scale;  // "linear", "log" (distance)
   bool exact = false; // distance from 0, linear: IEEE square root and edges (slower)
   double lo = 0, hi = 0;
@@ -66,6 +66,7 @@ histogram_out<count_of<T, Weighted>> histogram_typed(array const& a, std::option
                                      twobody::uniform_bins<T>(T(0), static_cast<T>(h.hi_y), h.bins_y)));
   }
   if (h.kind == "angular") { return run(twobody::angular_separation{}, twobody::uniform_bins<T>(lo, hi, h.bins)); }
+  if (h.kind == "sqdistance") { return run(twobody::squared_euclidean{}, twobody::uniform_bins<T>(lo, hi, h.bins)); }
 
   bool const fast = h.scale == "linear" && h.lo == 0.0 && !h.exact;
   if (h.box) {

@@ -29,8 +29,12 @@ nb::tuple histogram(array const& a, std::optional<array> const& b, std::string c
                     std::uintptr_t stream)
 {
   int const d = dims_of(a, b);
-  if (kind != "distance" && kind != "rp_pi" && kind != "angular") {
-    throw nb::value_error("twobody: kind must be 'distance', 'rp_pi' or 'angular'");
+  if (kind != "distance" && kind != "sqdistance" && kind != "rp_pi" && kind != "angular") {
+    throw nb::value_error("twobody: kind must be 'distance', 'sqdistance', 'rp_pi' or 'angular'");
+  }
+  if (kind == "sqdistance" && (scale != "linear" || box)) {
+    throw nb::value_error("twobody: squared-distance histograms take linear bins in an open box (for log bins "
+                          "use metric='euclidean' with scale='log'; for a periodic box, metric='euclidean')");
   }
   if (scale != "linear" && scale != "log") { throw nb::value_error("twobody: scale must be 'linear' or 'log'"); }
   if (bins < 1 || (kind == "rp_pi" && bins_y < 1)) { throw nb::value_error("twobody: need at least one bin"); }

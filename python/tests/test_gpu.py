@@ -100,6 +100,7 @@ def test_histograms(big, lib):
         dict(bins=12, range=(1.1, 40.1), scale="log"),
         dict(bins=10, range=(0, 15.9), box=32.0),
         dict(metric="rp_pi", bins=(7, 5), range=(20.3, 15.3)),
+        dict(metric="sqeuclidean", bins=12, range=(0.5, 1200.5)),
     ]
     for kw in cases:
         g = twobody.histogram(ga, **kw, **GPU)

@@ -108,6 +108,20 @@ def test_distance_histogram_matches_numpy(points, points_b, exact):
     np.testing.assert_array_equal(hc.counts, np.histogram(dc, bins=edges)[0])
 
 
+def test_squared_distance_histogram_matches_numpy(points, points_b):
+    bins, rng = 12, (0.5, 1200.5)  # edges 0.5 + 100 k: never an integer squared distance
+    edges = np.linspace(*rng, bins + 1)
+    for h, d2 in ((twobody.histogram(points, bins=bins, range=rng, metric="sqeuclidean", **CPU),
+                   pdist(points, "sqeuclidean")),
+                  (twobody.histogram(points, points_b, bins=bins, range=rng, metric="sqeuclidean", **CPU),
+                   cdist(points, points_b, "sqeuclidean").ravel())):
+        want, _ = np.histogram(d2, bins=edges)
+        np.testing.assert_array_equal(h.counts, want)
+        assert h.outside == len(d2) - want.sum() and h.pairs == len(d2)
+    with pytest.raises(ValueError, match="linear bins in an open box"):
+        twobody.histogram(points, bins=bins, range=rng, metric="sqeuclidean", scale="log", **CPU)
+
+
 def test_shifted_log_and_periodic_histograms(points):
     d = pdist(points)
     lin = np.linspace(3.1, 30.1, 10)

@@ -278,8 +278,9 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
 
     Parameters
     ----------
-    metric : {"euclidean", "rp_pi", "angular"} or Functor
+    metric : {"euclidean", "sqeuclidean", "rp_pi", "angular"} or Functor
         "euclidean": the distance |a - b| (with ``box``: the minimum-image distance).
+        "sqeuclidean": the squared distance |a - b|^2, in linear bins (open box).
         A ``Functor`` returning float or double: its value (GPU only; linear or log bins, no
         ``box``), e.g. ``Functor("float", "return fabsf(a.x[2] - b.x[2]);")``.
         "rp_pi": separations across and along the line of sight, the last axis (D = 3); ``bins``
@@ -359,8 +360,8 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
                                                       _arrays.stream_handle(stream))
         return Histogram(_arrays.like(counts, a), np.linspace(lo, hi, int(bins) + 1), outside, int(pairs))
     wa, wb = _weights(weights, weights_b, a, b)
-    if metric not in ("euclidean", "rp_pi", "angular"):
-        raise ValueError(f"twobody: metric must be 'euclidean', 'rp_pi' or 'angular', not {metric!r}")
+    if metric not in ("euclidean", "sqeuclidean", "rp_pi", "angular"):
+        raise ValueError(f"twobody: metric must be 'euclidean', 'sqeuclidean', 'rp_pi' or 'angular', not {metric!r}")
     if scale not in ("linear", "log"):
         raise ValueError(f"twobody: scale must be 'linear' or 'log', not {scale!r}")
     if range is None:
@@ -379,7 +380,7 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
         lo, hi = (float(v) for v in range)
         bins_x = int(bins)
     sides = _box(box, a, b, reach=hi)  # bins and range are checked by the core
-    kind = {"euclidean": "distance", "rp_pi": "rp_pi", "angular": "angular"}[metric]
+    kind = {"euclidean": "distance", "sqeuclidean": "sqdistance", "rp_pi": "rp_pi", "angular": "angular"}[metric]
     use_grid = metric == "euclidean" and scale == "linear" and lo == 0.0 and not exact and wa is None
     if search != "auto" and search not in ("brute", "grid"):
         raise ValueError(f"twobody: search must be 'auto', 'brute' or 'grid', not {search!r}")
