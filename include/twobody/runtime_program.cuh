@@ -162,14 +162,20 @@ inline std::string numbered(std::string const& text)
 }  // namespace detail
 
 /// The include directories a runtime_program uses by default: the library's (TWOBODY_INCLUDE_DIR,
-/// else where this header lies), and the CUDA toolkit's (CUDA_HOME or CUDA_PATH, else
+/// else where this header lies), and the CUDA toolkit's (CUDA_HOME or CUDA_PATH, else the
+/// toolkit root the program was built with where it defines TWOBODY_CUDA_ROOT, else
 /// /usr/local/cuda), with its CCCL directory where it has one.
 inline std::vector<std::string> default_runtime_include_dirs()
 {
   namespace fs = std::filesystem;
+#ifdef TWOBODY_CUDA_ROOT
+  char const* const built_with = TWOBODY_CUDA_ROOT;
+#else
+  char const* const built_with = "/usr/local/cuda";
+#endif
   std::string const here = fs::path(__FILE__).parent_path().parent_path().string();
   std::vector<std::string> dirs{detail::env_or("TWOBODY_INCLUDE_DIR", here)};
-  std::string const cuda = detail::env_or("CUDA_HOME", detail::env_or("CUDA_PATH", "/usr/local/cuda"));
+  std::string const cuda = detail::env_or("CUDA_HOME", detail::env_or("CUDA_PATH", built_with));
   for (char const* sub : {"include/cccl", "include"}) {
     fs::path const p = fs::path(cuda) / sub;
     if (fs::exists(p)) { dirs.push_back(p.string()); }

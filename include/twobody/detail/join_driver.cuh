@@ -247,10 +247,9 @@ double sample_estimate(pair_set<Points> const& pairs, Emitter const& e, std::uin
   auto const sampler = [] {
     using kernel_t = void (*)(kernel_inputs<Points>, Emitter, unsigned long long, unsigned long long*);
     if constexpr (holds_runtime_functor_v<Emitter>) {  // compiled by the run-time program in scope
-      std::string const name = "twobody::detail::join_sample_kernel<" + std::to_string(B) + ", " + cxx_name<Points>() +
-                               ", " + cxx_name<Emitter>() + ", " + cxx_name<Record>() + ">";
-      void const* k = require_runtime_source().kernel(runtime_request<typename runtime_functor_in<Emitter>::type>(name));
-      return reinterpret_cast<kernel_t>(const_cast<void*>(k));
+      return runtime_kernel<kernel_t, Emitter>("twobody::detail::join_sample_kernel<" + std::to_string(B) + ", " +
+                                               cxx_name<Points>() + ", " + cxx_name<Emitter>() + ", " +
+                                               cxx_name<Record>() + ">");
     } else {
       return kernel_t{join_sample_kernel<B, Points, Emitter, Record>};
     }

@@ -241,18 +241,26 @@ std::string engine_kernel_name()
          cxx_name<Source>() + ">";
 }
 
+/// The kernel `name` (a template instantiation, as C++) of the run-time functor `Holder` holds,
+/// compiled by the program in scope, as a pointer of type Kernel (a cudaKernel_t underneath:
+/// launch it with launch_kernel).
+template <class Kernel, class Holder>
+Kernel runtime_kernel(std::string name)
+{
+  using F       = typename runtime_functor_in<Holder>::type;
+  void const* k = require_runtime_source().kernel(runtime_request<F>(std::move(name)));
+  return reinterpret_cast<Kernel>(const_cast<void*>(k));
+}
+
 /// pair_engine_kernel<Traversal, Visitor, Source>: its address, or, when the visitor holds a
 /// run-time functor (runtime_functor.cuh), the same instantiation compiled by the program in
-/// scope (a cudaKernel_t: launch it with launch_kernel). The template is then never instantiated
-/// here.
+/// scope (runtime_kernel). The template is then never instantiated here.
 template <class Traversal, class Visitor, class Source>
 auto engine_kernel()
 {
   using kernel_t = void (*)(typename Traversal::params, typename Visitor::params, typename Source::params);
   if constexpr (holds_runtime_functor_v<Visitor>) {
-    using F = typename runtime_functor_in<Visitor>::type;
-    void const* k = require_runtime_source().kernel(runtime_request<F>(engine_kernel_name<Traversal, Visitor, Source>()));
-    return reinterpret_cast<kernel_t>(const_cast<void*>(k));
+    return runtime_kernel<kernel_t, Visitor>(engine_kernel_name<Traversal, Visitor, Source>());
   } else {
     return kernel_t{pair_engine_kernel<Traversal, Visitor, Source>};
   }
