@@ -13,20 +13,14 @@ twobody::pair_count_t<twobody::points<T, dims, Weighted>> count_typed(array cons
 {
   point_sets<T, Weighted> const sets(a, b, wa, wb, exec.stream);
   auto const pairs = sets.pairs();
-  auto const near  = twobody::within_radius(static_cast<T>(r));
-  auto count = [&](auto const& pred) -> twobody::pair_count_t<twobody::points<T, dims, Weighted>> {
+  return with_radius_predicate<T>(r, box, sets.dims_given(), [&](auto const& pred) -> twobody::pair_count_t<twobody::points<T, dims, Weighted>> {
     if constexpr (!Weighted) {
       if (search != twobody::pair_search::brute_force) {
         return twobody::count_pairs(exec, pairs, pred, twobody::within_cutoff<T>{static_cast<T>(r), search});
       }
     }
     return twobody::count_pairs(exec, pairs, pred);
-  };
-  if (box) {
-    using metric = twobody::periodic_squared_euclidean<T, dims>;
-    return count(twobody::within<metric, T>{periodic<metric>(*box, sets.dims_given()), near.r2});
-  }
-  return count(near);
+  });
 }
 
 /// The count over host sets of any size, block pair by block pair (out_of_core.cu): every pair is
@@ -37,13 +31,9 @@ unsigned long long count_out_of_core_typed(array const& a, std::optional<array> 
                                            twobody::host::scale_options const& opt)
 {
   point_sets<T, false> const sets(a, b, std::nullopt, std::nullopt, cudaStream_t{});
-  auto const near = twobody::within_radius(static_cast<T>(r));
-  if (box) {
-    using metric = twobody::periodic_squared_euclidean<T, dims>;
-    return twobody::host::count_pairs(sets.pairs(),
-                                      twobody::within<metric, T>{periodic<metric>(*box, sets.dims_given()), near.r2}, opt);
-  }
-  return twobody::host::count_pairs(sets.pairs(), near, opt);
+  return with_radius_predicate<T>(r, box, sets.dims_given(), [&](auto const& pred) -> unsigned long long {
+    return twobody::host::count_pairs(sets.pairs(), pred, opt);
+  });
 }
 
 nb::object count_out_of_core(array const& a, std::optional<array> const& b, double r,

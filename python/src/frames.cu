@@ -91,15 +91,9 @@ nb::tuple rdf_frames(array const& a, frame_sizes const& offsets, std::optional<a
   if (!(r_max > 0.0) || !std::isfinite(r_max)) { throw nb::value_error("twobody: r_max must be finite and > 0"); }
   twobody::frames_options opt;
   if (chunk_points > 0) { opt.chunk_points = chunk_points; }
-  if (!progress.is_none()) {
-    // Called between runs of frames, with the interpreter unlocked: take it, let Ctrl-C and the
-    // callback's own exceptions end the call (the library frees what it holds as they pass).
+  if (!progress.is_none()) {  // called between runs of frames
     nb::handle fn = progress;
-    opt.progress  = [fn](twobody::size_type done, twobody::size_type total) {
-      nb::gil_scoped_acquire locked;
-      if (PyErr_CheckSignals() != 0) { throw nb::python_error(); }
-      fn(done, total);
-    };
+    opt.progress  = [fn](twobody::size_type done, twobody::size_type total) { report_progress(fn, done, total); };
   }
   auto const exec = policy_of(backend, stream);
   device_scope scope(device_of(a));

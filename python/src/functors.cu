@@ -11,21 +11,12 @@ namespace {
 using twobody::runtime_program;
 
 /// The include directories of the run-time compiler: the package's copy of the library headers
-/// (given by the package), then the CUDA toolkit's, found at run time or where the extension
-/// was built.
+/// where the package gives one, then the CUDA toolkit's (default_runtime_include_dirs: found at
+/// run time, else the toolkit the extension was built with, TWOBODY_CUDA_ROOT).
 std::vector<std::string> include_dirs_with(std::string const& library)
 {
   std::vector<std::string> dirs = twobody::default_runtime_include_dirs();
   if (!library.empty()) { dirs.front() = library; }
-#ifdef TWOBODY_CUDA_ROOT
-  if (std::getenv("CUDA_HOME") == nullptr && std::getenv("CUDA_PATH") == nullptr) {
-    dirs.resize(1);
-    for (char const* sub : {"/include/cccl", "/include"}) {
-      std::string const p = std::string(TWOBODY_CUDA_ROOT) + sub;
-      if (std::filesystem::exists(p)) { dirs.push_back(p); }
-    }
-  }
-#endif
   return dirs;
 }
 

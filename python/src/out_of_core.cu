@@ -33,15 +33,10 @@ twobody::host::scale_options scale_options_of(array const& a, std::optional<arra
       }
     }
   }
-  if (!progress.is_none()) {
-    // Called after each block pair, maybe from a worker thread of another GPU, with the
-    // interpreter unlocked: take it; Ctrl-C and the callback's exceptions end the run (the
-    // host layer stops every worker and frees what they hold as the exception passes).
+  if (!progress.is_none()) {  // after each block pair; an exception stops every worker
     nb::handle fn = progress;
     opt.progress  = [fn](twobody::host::scale_progress const& p) {
-      nb::gil_scoped_acquire locked;
-      if (PyErr_CheckSignals() != 0) { throw nb::python_error(); }
-      fn(p.block_pairs_done, p.block_pairs_total);
+      report_progress(fn, static_cast<long long>(p.block_pairs_done), static_cast<long long>(p.block_pairs_total));
     };
   }
   return opt;

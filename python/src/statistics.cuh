@@ -23,6 +23,16 @@ twobody::host::scale_options scale_options_of(array const& a, std::optional<arra
                                               std::optional<std::vector<int>> const& devices, long long block_points,
                                               nb::object const& progress);
 
+/// Calls the caller's progress(done, total) from a long run of the library (which calls it with
+/// the interpreter unlocked, maybe from a worker thread): takes the interpreter, and lets Ctrl-C
+/// and the callback's own exceptions end the run (the library frees what it holds as they pass).
+inline void report_progress(nb::handle progress, long long done, long long total)
+{
+  nb::gil_scoped_acquire locked;
+  if (PyErr_CheckSignals() != 0) { throw nb::python_error(); }
+  progress(done, total);
+}
+
 /// A join's index pairs as an (m, 2) uint32 array where they are: NumPy for host results, a
 /// DLPack-capable array on `device` for device results (the package converts it).
 nb::object index_pairs_to_python(twobody::join_result<twobody::index_pair> result, int device);
@@ -53,6 +63,19 @@ Metric periodic(std::vector<double> const& box, int given)
   Metric f{};
   padded_box(box.data(), given, &f.box[0]);
   return f;
+}
+
+/// Calls fn(pred) with the predicate "closer than r" of a count: within_radius, or the
+/// minimum-image distance in `box` (sides for the `given` coordinates) below r.
+template <class T, class Fn>
+decltype(auto) with_radius_predicate(double r, std::optional<std::vector<double>> const& box, int given, Fn&& fn)
+{
+  auto const near = twobody::within_radius(static_cast<T>(r));
+  if (box) {
+    using metric = twobody::periodic_squared_euclidean<T, dims>;
+    return fn(twobody::within<metric, T>{periodic<metric>(*box, given), near.r2});
+  }
+  return fn(near);
 }
 
 /// The one or two point sets of a call, as columns, and the pairs a statistic visits.

@@ -270,6 +270,22 @@ class Histogram:
     pairs: int
 
 
+def _one_axis_bins(bins, range, form: str = "range=(lo, hi)"):
+    """(bins, lo, hi) of a histogram of one value: an int number of bins and the range, checked
+    for being there (the core checks their values)."""
+    if range is None:
+        raise ValueError(f"twobody: give the bin range, {form}")
+    if not isinstance(bins, (int, np.integer)):
+        raise TypeError("twobody: bins must be an int (the number of bins)")
+    lo, hi = (float(v) for v in range)
+    return int(bins), lo, hi
+
+
+def _edges(lo: float, hi: float, bins: int, scale: str = "linear") -> np.ndarray:
+    """The bin edges of ``bins`` bins over [lo, hi), equal in the value or in its logarithm."""
+    return np.geomspace(lo, hi, bins + 1) if scale == "log" else np.linspace(lo, hi, bins + 1)
+
+
 def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean", scale: str = "linear",
               box=None, weights=None, weights_b=None, exact: bool = False, search: str = "auto",
               memory_budget: Optional[int] = None, devices=None, block_points: Optional[int] = None, progress=None,
@@ -320,45 +336,29 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
         _functor_points(a, "histogram")
         if box is not None or exact or search == "grid":
             raise ValueError("twobody: a Functor metric takes no box=, exact= or search='grid'")
-        if range is None:
-            raise ValueError("twobody: give the bin range, range=(lo, hi)")
-        if not isinstance(bins, (int, np.integer)):
-            raise TypeError("twobody: bins must be an int (the number of bins)")
-        lo, hi = (float(v) for v in range)
+        n, lo, hi = _one_axis_bins(bins, range)
         wa, wb = _weights(weights, weights_b, a, b)
-        counts, outside, pairs = _core.functor_histogram(_program(metric), metric._values(), a, b, wa, wb, lo, hi,
-                                                         int(bins), scale, _backend(backend),
-                                                         _arrays.stream_handle(stream))
-        edges = np.geomspace(lo, hi, int(bins) + 1) if scale == "log" else np.linspace(lo, hi, int(bins) + 1)
-        return Histogram(_arrays.like(counts, a), edges, outside, int(pairs))
+        counts, outside, pairs = _core.functor_histogram(_program(metric), metric._values(), a, b, wa, wb, lo, hi, n,
+                                                         scale, _backend(backend), _arrays.stream_handle(stream))
+        return Histogram(_arrays.like(counts, a), _edges(lo, hi, n, scale), outside, int(pairs))
     ooc = _out_of_core(memory_budget, devices, block_points, progress, "histogram", cpu_backend=backend == "cpu",
                        weights=weights is not None, weights_b=weights_b is not None, exact=bool(exact),
                        search_grid=search == "grid", high_dimensional_points=_high_dimensional(a),
                        other_metrics=metric != "euclidean", log_scale=scale != "linear",
                        range_from_other_than_0=range is not None and float(range[0]) != 0.0)
     if ooc is not None:
-        if range is None:
-            raise ValueError("twobody: give the bin range, range=(0, r_max)")
-        if not isinstance(bins, (int, np.integer)):
-            raise TypeError("twobody: bins must be an int (the number of bins)")
-        hi = float(range[1])
+        n, _, hi = _one_axis_bins(bins, range, "range=(0, r_max)")
         sides = _box(box, a, b, reach=hi)
-        counts, outside, pairs = _run_out_of_core(
-            ooc, lambda *o: _core.histogram_out_of_core(a, b, hi, int(bins), sides, *o))
-        return Histogram(counts, np.linspace(0.0, hi, int(bins) + 1), outside, int(pairs))
+        counts, outside, pairs = _run_out_of_core(ooc, lambda *o: _core.histogram_out_of_core(a, b, hi, n, sides, *o))
+        return Histogram(counts, _edges(0.0, hi, n), outside, int(pairs))
     if _high_dimensional(a):
         if metric != "euclidean" or scale != "linear":
             raise ValueError("twobody: high-dimensional or float16/bfloat16 points take metric='euclidean' and "
                              "scale='linear' histograms")
         _no_row_options("histogram", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
-        if range is None:
-            raise ValueError("twobody: give the bin range, range=(lo, hi)")
-        if not isinstance(bins, (int, np.integer)):
-            raise TypeError("twobody: bins must be an int (the number of bins)")
-        lo, hi = (float(v) for v in range)
-        counts, outside, pairs = _core.rows_histogram(a, b, lo, hi, int(bins), _backend(backend),
-                                                      _arrays.stream_handle(stream))
-        return Histogram(_arrays.like(counts, a), np.linspace(lo, hi, int(bins) + 1), outside, int(pairs))
+        n, lo, hi = _one_axis_bins(bins, range)
+        counts, outside, pairs = _core.rows_histogram(a, b, lo, hi, n, _backend(backend), _arrays.stream_handle(stream))
+        return Histogram(_arrays.like(counts, a), _edges(lo, hi, n), outside, int(pairs))
     wa, wb = _weights(weights, weights_b, a, b)
     if metric not in ("euclidean", "sqeuclidean", "rp_pi", "angular"):
         raise ValueError(f"twobody: metric must be 'euclidean', 'sqeuclidean', 'rp_pi' or 'angular', not {metric!r}")
@@ -390,10 +390,8 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
     if metric == "rp_pi":
         counts = np.ascontiguousarray(counts.reshape(bins_y, bins_x).T)
         edges = (np.linspace(0.0, hi, bins_x + 1), np.linspace(0.0, hi_y, bins_y + 1))
-    elif scale == "log":
-        edges = np.geomspace(lo, hi, bins_x + 1)
     else:
-        edges = np.linspace(lo, hi, bins_x + 1)
+        edges = _edges(lo, hi, bins_x, scale)
     return Histogram(_arrays.like(counts, a), edges, outside, int(pairs))
 
 

@@ -4,7 +4,6 @@ into the library's own kernels (twobody/runtime_program.cuh)."""
 from __future__ import annotations
 
 import keyword
-import os
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -14,12 +13,18 @@ _RESULTS = ("float", "double", "bool")
 
 
 def _library_include() -> str:
-    """The library headers the run-time compiler includes: the package's copy (wheels), else
-    TWOBODY_INCLUDE_DIR, else the source tree the extension was built from ("")."""
+    """The library headers the run-time compiler includes: the package's copy (wheels), else ""
+    for the core's default (TWOBODY_INCLUDE_DIR, else the source tree it was built from)."""
     shipped = Path(__file__).resolve().parent / "include"
-    if (shipped / "twobody" / "runtime_functor.cuh").exists():
-        return str(shipped)
-    return os.environ.get("TWOBODY_INCLUDE_DIR", "")
+    return str(shipped) if (shipped / "twobody" / "runtime_functor.cuh").exists() else ""
+
+
+def _value_type(dtype: str) -> str:
+    """The C++ coordinate type of points of ``dtype``."""
+    types = {"float32": "float", "float64": "double"}
+    if dtype not in types:
+        raise ValueError("twobody: dtype must be 'float32' or 'float64'")
+    return types[dtype]
 
 
 class Functor:
@@ -90,13 +95,11 @@ class Functor:
     def check(self, dtype: str = "float32", arch: int = 90) -> None:
         """Compiles the function for points of ``dtype`` and compute capability ``arch`` without
         running it (no GPU needed); raises ``twobody.Error`` when it does not compile."""
-        if dtype not in ("float32", "float64"):
-            raise ValueError("twobody: dtype must be 'float32' or 'float64'")
-        self._program.check("float" if dtype == "float32" else "double", 3, int(arch))
+        self._program.check(_value_type(dtype), 3, int(arch))
 
     def source(self, dtype: str = "float32") -> str:
         """The C++ translation unit the run-time compiler sees for points of ``dtype``."""
-        return self._program.source_text("float" if dtype == "float32" else "double", 3)
+        return self._program.source_text(_value_type(dtype), 3)
 
     @property
     def compilations(self) -> int:
