@@ -121,6 +121,23 @@ T copy_to_host(T const* d, cudaStream_t stream)
   return h;
 }
 
+/// A host-synchronous reduction's result: `run(d_result)` enqueues the work that writes it on
+/// `stream`. The kernel writes this thread's mapped host slot where the GPU maps host memory
+/// (no device result, no copy back), else a device result that is copied back.
+template <class T, class Run>
+T reduce_to_host(cudaStream_t stream, Run&& run)
+{
+  auto const [host, device] = mapped_result_slot<T>();
+  if (host != nullptr) {
+    run(device);
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    return *host;
+  }
+  device_buffer result(sizeof(T), stream);
+  run(result.as<T>());
+  return copy_to_host(result.as<T>(), stream);
+}
+
 /// The one-call forms into device memory: scratch space allocated stream-ordered here, so only
 /// d_result is the caller's (checked by the public forms that take one).
 template <class Input, class Points, class F, class Op, class T, class Inner>
@@ -195,9 +212,9 @@ T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f,
   return detail::on_backend(
     exec, "reduce_pairs", pairs, [&] { return cpu::reduce_pairs(pairs, f, op, identity); },
     [&](cudaStream_t stream) {
-      detail::device_buffer result(sizeof(T), stream);
-      detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, result.as<T>(), stream);
-      return detail::copy_to_host(result.as<T>(), stream);
+      return detail::reduce_to_host<T>(stream, [&](T* d_result) {
+        detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, d_result, stream);
+      });
     });
 }
 
@@ -227,9 +244,7 @@ pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> 
   return detail::on_backend(
     exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
     [&](cudaStream_t stream) {
-      detail::device_buffer result(sizeof(C), stream);
-      detail::count_allocating<Input>(pairs, pred, result.as<C>(), stream);
-      return detail::copy_to_host(result.as<C>(), stream);
+      return detail::reduce_to_host<C>(stream, [&](C* d_result) { detail::count_allocating<Input>(pairs, pred, d_result, stream); });
     });
 }
 

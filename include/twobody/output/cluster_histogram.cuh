@@ -151,11 +151,7 @@ struct cluster_histogram_agent : slot_updates<cluster_histogram_agent<Binning, C
     int const share = cluster_share(p.window_size, p.cluster);
     for (int s = threadIdx.x; s < share; s += BlockThreads) {
       int const slot = s * p.cluster + static_cast<int>(rank);
-      Count sum{};
-      for (int c = 0; c < p.copies; ++c) {
-        sum += static_cast<Count>(h[s * p.copies + c]);
-        h[s * p.copies + c] = Counter{};
-      }
+      Count const sum = take_slot_sum<Count>(h, s, p.copies);
       if (sum != Count{} && slot < p.window_size) { atomicAdd(p.counts + p.window_begin + slot, sum); }
     }
   }

@@ -76,6 +76,23 @@ struct slot_updates {
   __device__ Agent& self() { return static_cast<Agent&>(*this); }
 };
 
+/// Slot s's copies (words s * copies .. s * copies + copies - 1 of the bin-major layout), summed
+/// in Count and zeroed. Thread s starts at copy s % copies: with the copies in order, the lanes
+/// of a warp (consecutive slots) hit one bank at a time, a 32-way conflict with 32 copies,
+/// which made the flush cost as much as the pairs of a small set's block.
+template <class Count, class Counter>
+__device__ __forceinline__ Count take_slot_sum(Counter* h, int s, int copies)
+{
+  Count sum{};
+  int c = s % copies;
+  for (int k = 0; k < copies; ++k) {
+    sum += static_cast<Count>(h[s * copies + c]);
+    h[s * copies + c] = Counter{};
+    c = c + 1 == copies ? 0 : c + 1;
+  }
+  return sum;
+}
+
 template <class Binning, class Count, class Counter, int BlockThreads, bool Windowed>
 struct privatized_histogram_agent
   : slot_updates<privatized_histogram_agent<Binning, Count, Counter, BlockThreads, Windowed>, Counter> {
@@ -143,11 +160,7 @@ struct privatized_histogram_agent
     __syncthreads();
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
       // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.
-      Count sum{};
-      for (int c = 0; c < p.copies; ++c) {
-        sum += static_cast<Count>(h[s * p.copies + c]);
-        h[s * p.copies + c] = Counter{};
-      }
+      Count const sum = take_slot_sum<Count>(h, s, p.copies);
       if (sum != Count{}) { atomicAdd(p.counts + p.window_begin + s, sum); }
     }
     __syncthreads();
