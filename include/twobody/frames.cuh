@@ -57,24 +57,42 @@
 namespace twobody {
 namespace detail {
 
-/// The input policy of the frame kernels: the registry's small tile (128 points), so a frame of
-/// 256 points is 3 tile pairs, not one 2048-point tile of padding.
-using frame_input = input::shared_tile<64, 2>;
+/// The input policies of the frame kernels, by the mean size of A's frames. Small frames take
+/// 128-point tiles of one point per thread (a 256-point frame is 3 tile pairs, not one 2048-point
+/// tile of padding); frames of 2048 points and more take 256-point tiles of 4 points per thread.
+/// Measured (bench_frames frames/rdf128/tile:*, 1000 frames, H200, 2026-11-26): 128 x 1 took
+/// 81 / 521 / 6756 us at 256 / 1024 / 4096 atoms, 64 x 4 102 / 526 / 5824, and the earlier
+/// single choice 64 x 2 89 / 523 / 6629.
+using small_frame_input = input::shared_tile<128, 1>;
+using large_frame_input = input::shared_tile<64, 4>;
+inline constexpr double large_frame_points = 2048.0;
+
+/// fn(input policy) with the frame kernels' input policy for `layout`.
+template <class Points, class Fn>
+void with_frame_input(frame_layout<Points> const& layout, Fn&& fn)
+{
+  double const points = layout.frames > 0 ? static_cast<double>(layout.a_offsets.back() - layout.a_offsets.front()) : 0.0;
+  if (layout.frames > 0 && points / static_cast<double>(layout.frames) >= large_frame_points) {
+    fn(large_frame_input{});
+  } else {
+    fn(small_frame_input{});
+  }
+}
 
 /// Launches the frame kernel with `Agent` over `batch` (units > 0).
-template <class Agent, class Points, class F>
+template <class Agent, class Input, class Points, class F>
 void launch_frames(frame_batch<Points> const& batch, F const& f, typename Agent::params const& agent, std::size_t smem,
                    cudaStream_t stream)
 {
-  using traversal = frame_traversal<frame_input, Points>;
+  using traversal = frame_traversal<Input, Points>;
   using visitor   = frame_statistic_visitor<Agent, F>;
   auto const kernel = pair_engine_kernel<traversal, visitor, static_units>;
   if (batch.units() == 0) { return; }
   if (smem > 48u * 1024u) {
     TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   }
-  int const grid = persistent_grid(kernel, frame_input::block_threads, smem, batch.units());
-  kernel<<<grid, frame_input::block_threads, smem, stream>>>(typename traversal::params{batch.inputs()},
+  int const grid = persistent_grid(kernel, Input::block_threads, smem, batch.units());
+  kernel<<<grid, Input::block_threads, smem, stream>>>(typename traversal::params{batch.inputs()},
                                                               typename visitor::params{agent, f},
                                                               static_units::params{batch.units()});
   TWOBODY_CHECK_LAUNCH();
@@ -99,8 +117,8 @@ inline privatized_plan frame_histogram_layout(int slots, bool per_frame, double 
 }
 
 /// `layout`: frame_layout(pairs, stream), read once by the caller.
-template <class F, class Points, class Binning, class Count>
-void histogram_frames_device(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, F const& f, Binning const& bins,
+template <class Input, class F, class Points, class Binning, class Count>
+void histogram_frames_with(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, F const& f, Binning const& bins,
                              Count* d_counts, bool per_frame, cudaStream_t stream)
 {
   check_bins_accept<F, Binning>();
@@ -111,38 +129,55 @@ void histogram_frames_device(frame_pairs<Points> const& pairs, frame_layout<Poin
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
   TWOBODY_EXPECTS(d_counts != nullptr, "histogram_frames: the counts pointer is null");
   require_device_pointer(d_counts, "histogram_frames: d_counts");
-  frame_batch<Points> const batch(pairs, layout, frame_input::block_threads * frame_input::points_per_thread, stream);
+  frame_batch<Points> const batch(pairs, layout, Input::block_threads * Input::points_per_thread, stream);
   check_frame_boxes<F>(batch.layout(), f, bin_reach<F>(bins));
   int const slots = bins.size() + 1;
   std::size_t const outputs = static_cast<std::size_t>(slots) * (per_frame ? static_cast<std::size_t>(batch.frames()) : 1u);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * outputs, stream));
   if (batch.units() == 0) { return; }
   using Counter = shared_counter_t<Count>;
-  using agent   = frame_histogram_agent<Binning, Count, Counter, frame_input::block_threads>;
+  using agent   = frame_histogram_agent<Binning, Count, Counter, Input::block_threads>;
   double const pairs_per_frame = batch.frames() > 0 ? static_cast<double>(batch.total_pairs()) / batch.frames() : 0.0;
   std::size_t const optin = device_info::get().smem_per_block_optin;
-  std::size_t const tile  = sizeof(typename frame_traversal<frame_input, Points>::temp_storage);
+  std::size_t const tile  = sizeof(typename frame_traversal<Input, Points>::temp_storage);
   privatized_plan const copies = frame_histogram_layout(slots, per_frame, pairs_per_frame, optin > tile + 1024 ? optin - tile - 1024 : 0);
-  typename agent::params p{{bins, d_counts, copies.copies, 0, slots, flush_limit_for<Counter>(max_increments_per_tile<frame_input>())},
+  typename agent::params p{{bins, d_counts, copies.copies, 0, slots, flush_limit_for<Counter>(max_increments_per_tile<Input>())},
                            per_frame, slots};
-  launch_frames<agent>(batch, f, p, copies.smem, stream);
+  launch_frames<agent, Input>(batch, f, p, copies.smem, stream);
+}
+
+template <class Input, class Pred, class Points>
+void count_frames_with(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, Pred const& pred,
+                         pair_count_t<Points>* d_counts, bool per_frame, cudaStream_t stream)
+{
+  using C = pair_count_t<Points>;
+  TWOBODY_EXPECTS(d_counts != nullptr, "count_frames: the result pointer is null");
+  require_device_pointer(d_counts, "count_frames: d_counts");
+  frame_batch<Points> const batch(pairs, layout, Input::block_threads * Input::points_per_thread, stream);
+  check_frame_boxes<Pred>(batch.layout(), pred, -1.0);
+  std::size_t const outputs = per_frame ? static_cast<std::size_t>(batch.frames()) : 1u;
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(C) * outputs, stream));
+  if (batch.units() == 0) { return; }
+  using inner = cuda::std::conditional_t<Points::weighted, C, unsigned int>;
+  using agent = frame_count_agent<C, inner, Input::block_threads>;
+  launch_frames<agent, Input>(batch, pred, typename agent::params{d_counts, per_frame}, 0, stream);
+}
+
+/// The batch's histogram (summed or per frame) with the frame input policy for its sizes.
+template <class F, class Points, class Binning, class Count>
+void histogram_frames_device(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, F const& f, Binning const& bins,
+                             Count* d_counts, bool per_frame, cudaStream_t stream)
+{
+  with_frame_input(layout, [&](auto in) {
+    histogram_frames_with<decltype(in)>(pairs, layout, f, bins, d_counts, per_frame, stream);
+  });
 }
 
 template <class Pred, class Points>
 void count_frames_device(frame_pairs<Points> const& pairs, frame_layout<Points> const& layout, Pred const& pred,
                          pair_count_t<Points>* d_counts, bool per_frame, cudaStream_t stream)
 {
-  using C = pair_count_t<Points>;
-  TWOBODY_EXPECTS(d_counts != nullptr, "count_frames: the result pointer is null");
-  require_device_pointer(d_counts, "count_frames: d_counts");
-  frame_batch<Points> const batch(pairs, layout, frame_input::block_threads * frame_input::points_per_thread, stream);
-  check_frame_boxes<Pred>(batch.layout(), pred, -1.0);
-  std::size_t const outputs = per_frame ? static_cast<std::size_t>(batch.frames()) : 1u;
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(C) * outputs, stream));
-  if (batch.units() == 0) { return; }
-  using inner = cuda::std::conditional_t<Points::weighted, C, unsigned int>;
-  using agent = frame_count_agent<C, inner, frame_input::block_threads>;
-  launch_frames<agent>(batch, pred, typename agent::params{d_counts, per_frame}, 0, stream);
+  with_frame_input(layout, [&](auto in) { count_frames_with<decltype(in)>(pairs, layout, pred, d_counts, per_frame, stream); });
 }
 
 }  // namespace detail
