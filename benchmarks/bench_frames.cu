@@ -51,6 +51,10 @@ void wall(benchmark::State& state, Body&& body)
 /// Asynchronous calls: each iteration issues `batch` calls and then synchronizes once; the
 /// iteration's time is divided by the batch (calls per second, queue included).
 constexpr int async_batch = 64;
+/// Google Benchmark reaches min_time in manual time, which these rows divide by the batch: a
+/// batch's share of 0.05 s keeps a row's wall clock near 0.05 s per repetition (0.05 s made
+/// each asynchronous row run 64 times that, about 20 s).
+constexpr double async_min_time = 0.05 / async_batch;
 template <class Body>
 void wall_async(benchmark::State& state, cudaStream_t stream, Body&& body)
 {
@@ -138,6 +142,45 @@ void floor_rdf_graph(benchmark::State& state)
     bench::set_counters(state, bench::self_pair_count(n));
     (void)cudaGraphExecDestroy(exec);
     (void)cudaGraphDestroy(graph);
+  });
+}
+
+/// One-call shapes at small N (asynchronous, device output, explicit input policy): the RDF
+/// with state.range(1) private copies, and the count. What the planner's small-set choice
+/// rests on (issue 24: the floor at 4096 points).
+template <int B, int R>
+void shape_rdf(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  int const copies  = static_cast<int>(state.range(1));
+  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
+  rdf_case const c;
+  stream_holder st;
+  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] {
+      twobody::histogram<twobody::input::shared_tile<B, R>>(pairs, c.f, c.bins, d.as<unsigned long long>(),
+                                                            twobody::output::warp_privatized{copies}, st.s);
+    });
+    bench::set_counters(state, bench::self_pair_count(n));
+  });
+}
+
+template <int B, int R>
+void shape_count(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
+  using input       = twobody::input::shared_tile<B, R>;
+  auto const pred   = twobody::within_radius(bench::radius);
+  stream_holder st;
+  bench::device_scratch d(sizeof(unsigned long long));
+  std::size_t bytes = 0;
+  twobody::count_pairs<input>(nullptr, bytes, pairs, pred, d.as<unsigned long long>(), st.s);
+  bench::device_scratch temp(bytes);
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] { twobody::count_pairs<input>(temp.ptr, bytes, pairs, pred, d.as<unsigned long long>(), st.s); });
+    bench::set_counters(state, bench::self_pair_count(n));
   });
 }
 
@@ -310,13 +353,51 @@ void frames_batched(benchmark::State& state, bool per_frame)
   std::size_t const slots = static_cast<std::size_t>(c.bins.size()) + 1;
   bench::device_scratch out(sizeof(unsigned long long) * slots * (per_frame ? frame_count : 1));
   auto const pairs = twobody::self_frame_pairs(d.device_frames());
+  // GPU time of the call's stream work (copies of the layout, memset, kernel), beside the wall
+  // clock: their difference is the host's share.
+  cudaEvent_t e0{}, e1{};
+  EXAMPLE_CUDA_CHECK(cudaEventCreate(&e0));
+  EXAMPLE_CUDA_CHECK(cudaEventCreate(&e1));
+  double gpu_ms = 0;
+  long long calls = 0;
   bench::guarded(state, [&] {
     wall(state, [&] {
+      EXAMPLE_CUDA_CHECK(cudaEventRecord(e0, st.s));
       if (per_frame) {
         twobody::histogram_per_frame(pairs, c.f, c.bins, out.as<unsigned long long>(), st.s);
       } else {
         twobody::histogram_frames(pairs, c.f, c.bins, out.as<unsigned long long>(), st.s);
       }
+      EXAMPLE_CUDA_CHECK(cudaEventRecord(e1, st.s));
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+      float ms = 0;
+      EXAMPLE_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      gpu_ms += ms;
+      ++calls;
+    });
+    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
+    state.counters["gpu_us"] = calls > 0 ? 1e3 * gpu_ms / static_cast<double>(calls) : 0.0;
+  });
+  (void)cudaEventDestroy(e0);
+  (void)cudaEventDestroy(e1);
+}
+
+/// The summed batched RDF with the frame kernel's input policy shared_tile<B, R> (the
+/// public form uses the library's choice): what the frame tile choice rests on.
+template <int B, int R>
+void frames_tile(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  frame_data const& d = frames_of(n);
+  rdf_case const c    = rdf_in(d.side);
+  stream_holder st;
+  std::size_t const slots = static_cast<std::size_t>(c.bins.size()) + 1;
+  bench::device_scratch out(sizeof(unsigned long long) * slots);
+  auto const pairs = twobody::self_frame_pairs(d.device_frames());
+  bench::guarded(state, [&] {
+    wall(state, [&] {
+      twobody::detail::histogram_frames_with<twobody::input::shared_tile<B, R>>(
+        pairs, twobody::detail::frame_layout<twobody::points<float, 3>>(pairs, st.s), c.f, c.bins, out.as<unsigned long long>(), false, st.s);
       EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
     });
     bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
@@ -420,21 +501,44 @@ int main(int argc, char** argv)
   }
   frame_count = frames_flag.front();
   if (bench::record_context()) {
-    auto reg = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns) {
+    auto reg = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, double min_time = 0.05) {
       auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
-                  ->ReportAggregatesOnly(true)->MinTime(0.05);
+                  ->ReportAggregatesOnly(true)->MinTime(min_time);
       for (long long n : ns) { b->Arg(n); }
     };
     reg("floor/rdf128/sync", floor_rdf_sync, sizes);
-    reg("floor/rdf128/async", floor_rdf_async, sizes);
-    reg("floor/rdf128/graph_replay", floor_rdf_graph, sizes);
+    reg("floor/rdf128/async", floor_rdf_async, sizes, async_min_time);
+    reg("floor/rdf128/graph_replay", floor_rdf_graph, sizes, async_min_time);
     reg("floor/count/sync", floor_count_sync, sizes);
-    reg("floor/count/async", floor_count_async, sizes);
+    reg("floor/count/async", floor_count_async, sizes, async_min_time);
+    auto reg2 = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, std::vector<long long> const& copies) {
+      auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
+                  ->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "copies"});
+      for (long long n : ns) {
+        for (long long c : copies) { b->Args({n, c}); }
+      }
+    };
+    std::vector<long long> const shape_sizes{1024, 4096}, shape_copies{1, 4, 8, 32};
+    reg2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:64x1", shape_rdf<64, 1>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:128x1", shape_rdf<128, 1>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:256x1", shape_rdf<256, 1>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:64x2", shape_rdf<64, 2>, shape_sizes, shape_copies);
+    reg("shape/count/tile:32x1", shape_count<32, 1>, shape_sizes, async_min_time);
+    reg("shape/count/tile:64x1", shape_count<64, 1>, shape_sizes, async_min_time);
+    reg("shape/count/tile:128x1", shape_count<128, 1>, shape_sizes, async_min_time);
+    reg("shape/count/tile:256x1", shape_count<256, 1>, shape_sizes, async_min_time);
+    reg("shape/count/tile:64x2", shape_count<64, 2>, shape_sizes, async_min_time);
+    reg("frames/rdf128/tile:64x2", frames_tile<64, 2>, frame_sizes);
+    reg("frames/rdf128/tile:128x1", frames_tile<128, 1>, frame_sizes);
+    reg("frames/rdf128/tile:128x2", frames_tile<128, 2>, frame_sizes);
+    reg("frames/rdf128/tile:256x1", frames_tile<256, 1>, frame_sizes);
+    reg("frames/rdf128/tile:64x4", frames_tile<64, 4>, frame_sizes);
     reg("phase/plan_histogram", phase_plan_histogram, {4096});
     reg("phase/pointer_check", phase_pointer_check, {4096});
     reg("phase/scratch_alloc", phase_scratch, {0});
-    reg("phase/planned_launch", phase_planned_launch, {256, 4096});
-    reg("phase/empty_kernel_async", phase_empty_kernel_async, {0});
+    reg("phase/planned_launch", phase_planned_launch, {256, 4096}, async_min_time);
+    reg("phase/empty_kernel_async", phase_empty_kernel_async, {0}, async_min_time);
     reg("phase/copy_back_sync", phase_copy_back_sync, {0});
     reg("phase/memset_sync", phase_empty_kernel_sync, {0});
     reg("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);
