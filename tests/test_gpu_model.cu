@@ -66,7 +66,8 @@ TEST(GpuModel, DeviceInfoMatchesTheRuntimeAndIsCached)
   EXPECT_EQ(d.max_blocks_per_sm, attribute(cudaDevAttrMaxBlocksPerMultiprocessor));
   EXPECT_EQ(static_cast<int>(d.l2_bytes), attribute(cudaDevAttrL2CacheSize));
   EXPECT_EQ(d.cc_major, attribute(cudaDevAttrComputeCapabilityMajor));
-  if (d.cc_major == 9 && d.sm_count == 132) {  // the description used without a GPU must be this H100
+  if (d.cc_major == 9 && d.sm_count == 132 && d.name.find("H100") != std::string::npos) {
+    // The description used without a GPU must be this H100 (an H200 has 132 SMs too, and 60 MB of L2).
     device_info const h = device_info::h100_sxm();
     EXPECT_EQ(h.smem_per_sm, d.smem_per_sm);
     EXPECT_EQ(h.smem_per_block_optin, d.smem_per_block_optin);
