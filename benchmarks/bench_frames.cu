@@ -2,13 +2,17 @@
 //  - floor/...  the one-call floor at small N: a host-synchronous call (wall clock around the
 //               call, result on the host) and an asynchronous call (device output, no host
 //               sync: wall clock over a batch of calls divided by the calls), for a periodic
-//               RDF (128 bins) and a pair count within r, device data;
+//               RDF (128 bins), a pair count within r and Gaussian kernel sums per point
+//               (ordered pairs), device data;
+//  - shape/...  the one-call RDF and count at 1024 and 4096 points with each small tile shape
+//               (and private copies) named explicitly: what the planner's small-set choice rests on;
 //  - phase/...  where a call's time goes: planning, pointer checks, scratch allocation, the
 //               launch, the copy back and the synchronization, each timed alone, and an
 //               empty kernel launched asynchronously (this host's launch rate: the floor);
 //  - frames/... F frames of N atoms (a periodic box per frame, uniform atoms at a liquid-like
 //               number density, RDF out to 12 in 128 bins): one batched call (summed and per
-//               frame; and from host arrays in one run or in overlapped runs of 2^18 points),
+//               frame; and from host arrays in one run or in overlapped runs of 2^18 points;
+//               and with each frame tile shape named; gpu_us is the stream time of the call),
 //               the loop of one-call forms over the frames, the CPU backend (fewer
 //               frames), and the same RDF at N = 2^20 in one call for the large-N rate. Wall
 //               clock around the whole call including its host work and final synchronization.
@@ -122,6 +126,30 @@ void floor_count_async(benchmark::State& state)
   });
 }
 
+/// Gaussian kernel sums per point (ordered pairs: every j != i), the third statistic of the floor.
+void floor_per_point_sync(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::ordered_pairs(bench::device_data<float>(n, 0));
+  stream_holder st;
+  bench::guarded(state, [&] {
+    wall(state, [&] { benchmark::DoNotOptimize(twobody::sum_per_point(twobody::exec::gpu.on(st.s), pairs, twobody::gaussian_kernel(bench::radius))); });
+    bench::set_counters(state, 2.0 * bench::self_pair_count(n));
+  });
+}
+
+void floor_per_point_async(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::ordered_pairs(bench::device_data<float>(n, 0));
+  stream_holder st;
+  bench::device_scratch d(sizeof(float) * n);
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] { twobody::sum_per_point(pairs, twobody::gaussian_kernel(bench::radius), d.as<float>(), st.s); });
+    bench::set_counters(state, 2.0 * bench::self_pair_count(n));
+  });
+}
+
 /// The asynchronous histogram captured once in a CUDA graph, then replayed (device output).
 void floor_rdf_graph(benchmark::State& state)
 {
@@ -148,7 +176,7 @@ void floor_rdf_graph(benchmark::State& state)
 /// One-call shapes at small N (asynchronous, device output, explicit input policy): the RDF
 /// with state.range(1) private copies, and the count. What the planner's small-set choice
 /// rests on (issue 24: the floor at 4096 points).
-template <int B, int R>
+template <int B, int R, int M = 1>
 void shape_rdf(benchmark::State& state)
 {
   long long const n = state.range(0);
@@ -159,19 +187,19 @@ void shape_rdf(benchmark::State& state)
   bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
   bench::guarded(state, [&] {
     wall_async(state, st.s, [&] {
-      twobody::histogram<twobody::input::shared_tile<B, R>>(pairs, c.f, c.bins, d.as<unsigned long long>(),
+      twobody::histogram<twobody::input::shared_tile<B, R, M>>(pairs, c.f, c.bins, d.as<unsigned long long>(),
                                                             twobody::output::warp_privatized{copies}, st.s);
     });
     bench::set_counters(state, bench::self_pair_count(n));
   });
 }
 
-template <int B, int R>
+template <int B, int R, int M = 1>
 void shape_count(benchmark::State& state)
 {
   long long const n = state.range(0);
   auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
-  using input       = twobody::input::shared_tile<B, R>;
+  using input       = twobody::input::shared_tile<B, R, M>;
   auto const pred   = twobody::within_radius(bench::radius);
   stream_holder st;
   bench::device_scratch d(sizeof(unsigned long long));
@@ -511,6 +539,8 @@ int main(int argc, char** argv)
     reg("floor/rdf128/graph_replay", floor_rdf_graph, sizes, async_min_time);
     reg("floor/count/sync", floor_count_sync, sizes);
     reg("floor/count/async", floor_count_async, sizes, async_min_time);
+    reg("floor/per_point/sync", floor_per_point_sync, sizes);
+    reg("floor/per_point/async", floor_per_point_async, sizes, async_min_time);
     auto reg2 = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, std::vector<long long> const& copies) {
       auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
                   ->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "copies"});
@@ -524,6 +554,11 @@ int main(int argc, char** argv)
     reg2("shape/rdf128/tile:128x1", shape_rdf<128, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:256x1", shape_rdf<256, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:64x2", shape_rdf<64, 2>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:64x1/min_blocks:16", shape_rdf<64, 1, 16>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:32x1/min_blocks:32", shape_rdf<32, 1, 32>, shape_sizes, shape_copies);
+    reg2("shape/rdf128/tile:128x1/min_blocks:8", shape_rdf<128, 1, 8>, shape_sizes, shape_copies);
+    reg("shape/count/tile:64x1/min_blocks:16", shape_count<64, 1, 16>, shape_sizes, async_min_time);
+    reg("shape/count/tile:32x1/min_blocks:32", shape_count<32, 1, 32>, shape_sizes, async_min_time);
     reg("shape/count/tile:32x1", shape_count<32, 1>, shape_sizes, async_min_time);
     reg("shape/count/tile:64x1", shape_count<64, 1>, shape_sizes, async_min_time);
     reg("shape/count/tile:128x1", shape_count<128, 1>, shape_sizes, async_min_time);
