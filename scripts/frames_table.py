@@ -18,6 +18,10 @@ def main(path, commit=None):
     for b in data["benchmarks"]:
         if b.get("aggregate_name") != "median":
             continue
+        named = re.match(r"(.+?)/n:(\d+)/copies:(\d+)/", b["run_name"] + "/")
+        if named:  # shape rows: N and copies as named arguments
+            med[(f"{named.group(1)} copies:{named.group(3)}", int(named.group(2)))] = b
+            continue
         m = re.match(r"(.+?)/(\d+)/", b["run_name"] + "/")
         med[(m.group(1), int(m.group(2)))] = b
     print(f"# bench_frames: {ctx.get('gpu', '?')}, {ctx['date'][:10]}, commit {ctx.get('twobody_commit') or (commit + ' (given)' if commit else '?')}\n")
@@ -25,10 +29,10 @@ def main(path, commit=None):
     print("synchronization every 64 calls, CUDA-graph replay; frames: one whole call over 1000 frames).\n")
     rows, sizes = defaultdict(dict), set()
     for (name, n), b in med.items():
-        if name.startswith(("floor/", "phase/")):
+        if name.startswith(("floor/", "phase/", "shape/")):
             rows[name][n] = b["real_time"]
             sizes.add(n)
-    print("## Floor and phases (microseconds per call)\n")
+    print("## Floor, tile shapes and phases (microseconds per call)\n")
     ns = sorted(sizes)
     print("| | " + " | ".join(f"N = {n}" for n in ns) + " |")
     print("|---|" + "---:|" * len(ns))
@@ -38,8 +42,9 @@ def main(path, commit=None):
     large_rate = large["pairs_per_s"] if large else None
     print("\n## Frames (T pairs/s; fraction of the one-call RDF rate at N = 2^20)\n")
     if large:
-        print(f"Large-N RDF (one call, N = 2^20): {large_rate / 1e12:.3g} T pairs/s; SDH 256 bins: "
-              f"{med[('large/sdh256/one_call', 1 << 20)]['pairs_per_s'] / 1e12:.3g} T pairs/s.\n")
+        sdh = med.get(("large/sdh256/one_call", 1 << 20))
+        sdh_text = f"; SDH 256 bins: {sdh['pairs_per_s'] / 1e12:.3g} T pairs/s" if sdh else ""
+        print(f"Large-N RDF (one call, N = 2^20): {large_rate / 1e12:.3g} T pairs/s{sdh_text}.\n")
     fr, fsizes = defaultdict(dict), set()
     for (name, n), b in med.items():
         if name.startswith("frames/"):
@@ -57,7 +62,8 @@ def main(path, commit=None):
                 continue
             rate = b["pairs_per_s"]
             frac = f", {rate / large_rate:.0%}" if large_rate and "rdf128" in name else ""
-            cells.append(f"{rate / 1e12:.3g} ({b['real_time'] / 1e3:.3g} ms{frac})")
+            gpu = f", GPU {b['gpu_us'] / 1e3:.3g} ms" if "gpu_us" in b else ""
+            cells.append(f"{rate / 1e12:.3g} ({b['real_time'] / 1e3:.3g} ms{gpu}{frac})")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
