@@ -294,6 +294,27 @@ TEST(GpuSmallSets, SmallCallsAreOneKernel)
     reduce_pairs(dp, f, cuda::std::plus<double>{}, 0.0, thrust::raw_pointer_cast(sum.data()), s);
     ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     EXPECT_EQ(static_cast<double>(sum[0]), reduce_pairs(exec::cpu, self_pairs(t.view()), f, cuda::std::plus<double>{}, 0.0)) << n;
+    if (n > 4000) { continue; }
+    // Per-point sums of small sets zero their output inside the kernel too (one node; a memset
+    // and the kernel past detail::cooperative_per_point_points), poisoned output overwritten,
+    // each point's sum of minimum-image squared distances exact (integers).
+    auto const op = ordered_pairs(dp.a);
+    thrust::device_vector<double> per(static_cast<std::size_t>(n), -7.0);
+    sum_per_point(op, f, thrust::raw_pointer_cast(per.data()), s);  // plans outside the capture
+    thrust::fill(per.begin(), per.end(), -7.0);
+    EXPECT_EQ(nodes_of([&] { sum_per_point(op, f, thrust::raw_pointer_cast(per.data()), s); }),
+              n <= detail::cooperative_per_point_points ? 1u : 2u)
+      << n;
+    std::vector<double> want(static_cast<std::size_t>(n), 0.0);
+    auto const hp = t.view();
+    for (size_type i = 0; i < n; ++i) {
+      for (size_type j = 0; j < n; ++j) {
+        if (j != i) { want[static_cast<std::size_t>(i)] += static_cast<double>(f(hp[i], hp[j])); }
+      }
+    }
+    std::vector<double> got_per(per.size());
+    thrust::copy(per.begin(), per.end(), got_per.begin());
+    EXPECT_EQ(got_per, want) << n;
   }
   (void)cudaStreamDestroy(s);
 }

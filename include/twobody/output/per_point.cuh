@@ -10,6 +10,8 @@
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
+#include <cooperative_groups.h>
+
 namespace twobody {
 namespace output {
 
@@ -27,7 +29,8 @@ template <class Out, int BlockThreads, int PointsPerThread>
 struct per_point_sum_agent {
   static constexpr bool per_row = true;
   struct params {
-    Out* out;  ///< one slot per point of A, zeroed before the launch
+    Out* out;            ///< one slot per point of A, zeroed before the launch unless zero_count > 0
+    size_type zero_count = 0;  ///< zero out[0, zero_count) first (needs a cooperative launch)
   };
   struct temp_storage {};
 
@@ -38,6 +41,15 @@ struct per_point_sum_agent {
   {
 #pragma unroll
     for (int r = 0; r < PointsPerThread; ++r) { acc[r] = Out{}; }
+    if (p.zero_count > 0) {
+      // One kernel instead of a memset and a kernel (the small-set floor is launches): each
+      // block zeroes its share, and no partial sum is added before every share is zero.
+      size_type const stride = static_cast<size_type>(gridDim.x) * BlockThreads;
+      for (size_type i = static_cast<size_type>(blockIdx.x) * BlockThreads + threadIdx.x; i < p.zero_count; i += stride) {
+        p.out[i] = Out{};
+      }
+      cooperative_groups::this_grid().sync();
+    }
   }
 
   template <class V>
