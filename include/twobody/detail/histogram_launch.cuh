@@ -73,10 +73,11 @@ using privatized_kernel =
 /// Launches the privatized histogram with `layout` (copies, windows, shared memory) on pairs the
 /// kernels can read (at least one pair), and zeroes d_counts first: one pass over a tiled input
 /// is one cooperative kernel that zeroes its own output (the small-set floor is launches),
-/// otherwise a memset comes first.
+/// otherwise a memset comes first. A one-pass cooperative kernel also copies the result to
+/// `host_mirror` (mapped host memory) when given; returns whether it did.
 template <class Input, class Points, class F, class Binning, class Count>
-void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
-                       privatized_plan const& layout, cudaStream_t stream)
+bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
+                       privatized_plan const& layout, cudaStream_t stream, Count* host_mirror = nullptr)
 {
   using Counter = shared_counter_t<Count>;
   int const slots = bins.size() + 1;
@@ -86,9 +87,10 @@ void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     launch_plan lp = single::plan(dev, layout.smem);
     lp.cooperative = Input::tiled && cooperative_launches();
     if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
-    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative};
+    bool const mirrored = lp.cooperative && lp.grid > 0 && host_mirror != nullptr;
+    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative, mirrored ? host_mirror : nullptr};
     single::launch(lp, dev, f, p, stream);
-    return;
+    return mirrored;
   }
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   using windowed = privatized_kernel<Input, Points, F, Binning, Count, true>;
@@ -99,6 +101,7 @@ void launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     typename windowed::params p{bins, d_counts, layout.copies, begin, size, limit};
     windowed::launch(lp, dev, f, p, stream);
   }
+  return false;
 }
 
 /// The cluster-shared histogram kernel of an input policy (output/cluster_histogram.cuh).

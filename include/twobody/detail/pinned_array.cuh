@@ -65,19 +65,19 @@ void copy_to_host_sync(T* dst, T const* src, std::size_t n, cudaStream_t stream)
   std::memcpy(dst, bounce.data(), bytes);
 }
 
-/// A slot of page-locked host memory that kernels write directly (mapped into every device's
-/// address space), for a small result of a host-synchronous call: the kernel's write replaces
-/// a device result, a copy back and its launch (about 4 us of a 25 us small call on the H100).
-/// One per thread, so a thread's calls, which wait for their result, never share it. Returns
-/// {host pointer, device pointer}, or nulls where the GPU cannot map host memory.
-template <class T>
-std::pair<T*, T*> mapped_result_slot()
+/// Page-locked host memory that kernels write directly (mapped into every device's address
+/// space), for the small result of a host-synchronous call: the kernel's write replaces a
+/// device result, a copy back and its launch (about 4 us of a 25 us small call on the H100).
+/// 64 KiB per thread, so a thread's calls, which wait for their result, never share it.
+/// Returns {host pointer, device pointer}, or nulls where the GPU cannot map host memory or
+/// `bytes` is more than the buffer holds.
+inline std::pair<void*, void*> mapped_result_buffer(std::size_t bytes)
 {
-  static_assert(sizeof(T) <= 64, "mapped_result_slot is for one small value");
-  struct slot {
+  constexpr std::size_t capacity = std::size_t(64) << 10;
+  struct buffer {
     pinned_array<unsigned char> host;
     void* device = nullptr;
-    slot()
+    buffer()
     {
       int dev = 0, can_map = 0;
       if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, dev) != cudaSuccess ||
@@ -85,13 +85,21 @@ std::pair<T*, T*> mapped_result_slot()
         (void)cudaGetLastError();
         return;
       }
-      host = pinned_array<unsigned char>(64, cudaHostAllocPortable | cudaHostAllocMapped);
+      host = pinned_array<unsigned char>(capacity, cudaHostAllocPortable | cudaHostAllocMapped);
       TWOBODY_CUDA_TRY(cudaHostGetDevicePointer(&device, host.data(), 0));
     }
   };
-  thread_local slot s;
-  if (s.device == nullptr) { return {nullptr, nullptr}; }
-  return {reinterpret_cast<T*>(s.host.data()), static_cast<T*>(s.device)};
+  thread_local buffer b;
+  if (b.device == nullptr || bytes > capacity) { return {nullptr, nullptr}; }
+  return {b.host.data(), b.device};
+}
+
+/// One value of T in this thread's mapped result buffer: {host pointer, device pointer} or nulls.
+template <class T>
+std::pair<T*, T*> mapped_result_slot()
+{
+  auto const [host, device] = mapped_result_buffer(sizeof(T));
+  return {static_cast<T*>(host), static_cast<T*>(device)};
 }
 
 }  // namespace twobody::detail

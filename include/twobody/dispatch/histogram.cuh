@@ -44,10 +44,12 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
 namespace detail {
 
 /// The one-call histogram into device memory: `plan` (from plan_histogram, for these pairs or
-/// a larger problem of the same shape) is acted on whole. Asynchronous on `stream`.
+/// a larger problem of the same shape) is acted on whole. Asynchronous on `stream`. With
+/// `host_mirror` (mapped host memory, bins.size() + 1 counters), a one-kernel plan also writes
+/// the result there; returns whether it did.
 template <class Points, class F, class Binning, class Count>
-void run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
-                           policy_plan const& plan, cudaStream_t stream)
+bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
+                           policy_plan const& plan, cudaStream_t stream, Count* host_mirror = nullptr)
 {
   check_histogram_args<F>(pairs, bins, d_counts);
   TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized ||
@@ -56,24 +58,26 @@ void run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   TWOBODY_EXPECTS(plan.window * plan.passes >= bins.size() + 1, "histogram: the plan is for fewer bins");
   if (pairs.count() == 0) {  // no launch: the launches below zero d_counts themselves
     TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
-    return;
+    return false;
   }
   staged_pairs<Points> const staged(pairs, stream);
   privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster};
   if (plan.output == output_kind::global_atomics) {
     with_chosen_input(global_histogram_inputs<Points>{}, plan.input,
                       [&](auto in) { launch_global<decltype(in)>(staged.pairs(), f, bins, d_counts, stream); });
-    return;
+    return false;
   }
   if (plan.output == output_kind::cluster_privatized) {
     with_chosen_input(cluster_histogram_inputs<Points>{}, plan.input, [&](auto in) {
       launch_cluster<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
     });
-    return;
+    return false;
   }
+  bool mirrored = false;
   with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
-    launch_privatized<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
+    mirrored = launch_privatized<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream, host_mirror);
   });
+  return mirrored;
 }
 
 }  // namespace detail

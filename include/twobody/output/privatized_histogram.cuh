@@ -104,6 +104,8 @@ struct privatized_histogram_agent
     int window_size;                 ///< slots counted by this pass (all of them without windows)
     unsigned long long flush_limit;  ///< flush once this many increments may have reached one counter
     bool zero_counts = false;        ///< zero the window of `counts` first (needs a cooperative launch)
+    Count* mirror    = nullptr;      ///< if set, the window's result is copied here at the end (mapped host
+                                     ///< memory; needs a cooperative launch)
   };
   struct temp_storage {};
 
@@ -166,7 +168,18 @@ struct privatized_histogram_agent
     __syncthreads();
   }
 
-  __device__ void finish() { flush(); }
+  __device__ void finish()
+  {
+    flush();
+    if (p.mirror != nullptr) {
+      // The host-synchronous one-call form: once every block has flushed, the blocks copy the
+      // result to mapped host memory (read from L2: this SM's L1 may hold the zeroed lines).
+      cooperative_groups::this_grid().sync();
+      for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
+        p.mirror[s] = __ldcg(p.counts + p.window_begin + s);
+      }
+    }
+  }
 };
 
 }  // namespace detail
