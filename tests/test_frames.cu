@@ -121,11 +121,17 @@ TEST(Frames, BadInputIsRefused)
   std::vector<float> small = t.boxes;
   small[4]                 = 17.f;
   expect_error([&] { histogram_frames(exec::cpu, self_frame_pairs(ok.with_boxes(small.data())), pbox{}, bins); },
-               "twice the bins' reach");
+               "twice the reach");
   std::vector<float> zero = t.boxes;
   zero[2]                 = 0.f;
   expect_error([&] { count_frames(exec::cpu, self_frame_pairs(ok.with_boxes(zero.data())), within_sq{pbox{}, 4.f}); },
                "finite and > 0");
+  // A count within r of a box shorter than 2 r: the minimum image is ambiguous there too.
+  std::vector<float> short_box = t.boxes;
+  short_box[4]                 = 9.f;
+  expect_error([&] { count_per_frame(exec::cpu, self_frame_pairs(ok.with_boxes(short_box.data())), within_sq{pbox{}, 25.f}); },
+               "twice the reach");
+  EXPECT_NO_THROW(count_per_frame(exec::cpu, self_frame_pairs(ok.with_boxes(short_box.data())), within_sq{pbox{}, 20.25f}));
   // Boxes with a functor that has none.
   expect_error([&] { histogram_frames(exec::cpu, self_frame_pairs(ok), squared_euclidean{}, bins); }, "no periodic box");
   // Negative frame counts, mismatched sides, null offsets.

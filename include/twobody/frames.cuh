@@ -154,7 +154,7 @@ void count_frames_with(frame_pairs<Points> const& pairs, frame_layout<Points> co
   TWOBODY_EXPECTS(d_counts != nullptr, "count_frames: the result pointer is null");
   require_device_pointer(d_counts, "count_frames: d_counts");
   frame_batch<Points> const batch(pairs, layout, Input::block_threads * Input::points_per_thread, stream);
-  check_frame_boxes<Pred>(batch.layout(), pred, -1.0);
+  check_frame_boxes<Pred>(batch.layout(), pred, predicate_reach(pred));
   std::size_t const outputs = per_frame ? static_cast<std::size_t>(batch.frames()) : 1u;
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(C) * outputs, stream));
   if (batch.units() == 0) { return; }

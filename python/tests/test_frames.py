@@ -104,3 +104,54 @@ def test_frames_bad_input():
         twobody.rdf_frames(x, frames_b=x[:2], box=32.0, r_max=10.0, **CPU)
     with pytest.raises(ValueError, match="bins"):
         twobody.rdf_frames(x, box=32.0, r_max=10.0, bins=0, **CPU)
+
+
+# ---------------------------------------------------------------------------------------------
+# count_frames: pairs within r per frame, against NumPy minimum-image distances. Integer
+# coordinates and a radius of a half-integer, so no squared distance lies at r^2.
+
+
+def reference_counts(frames_a, boxes, r, frames_b=None):
+    out = []
+    for f, a in enumerate(frames_a):
+        b = a if frames_b is None else frames_b[f]
+        dist = periodic_distances(a, b, boxes[f], frames_b is None) if len(a) and len(b) else np.zeros(0)
+        out.append(int((dist < r).sum()))
+    return np.array(out, dtype=np.int64)
+
+
+def test_count_frames_per_frame_and_summed():
+    x = trajectory(6, 90, 11)
+    want = reference_counts(x, [[32.0] * 3] * 6, 7.5)
+    got = twobody.count_frames(x, box=32.0, r=7.5, **CPU)
+    assert got.dtype == np.int64 and got.shape == (6,)
+    np.testing.assert_array_equal(got, want)
+    assert twobody.count_frames(x, box=32.0, r=7.5, per_frame=False, **CPU) == int(want.sum())
+    assert want.min() > 0  # the data has pairs within r in every frame (not a test of zeros)
+
+
+def test_count_frames_changing_boxes_empty_frames_and_species():
+    rng = np.random.default_rng(12)
+    sizes = [40, 0, 1, 75, 2, 60]
+    boxes = np.array([[32.0, 34.0, 36.0], [40.0] * 3, [33.0] * 3, [32.0, 32.0, 40.0], [35.0] * 3, [38.0, 33.0, 32.0]])
+    frames = [rng.integers(0, 32, size=(n, 3)).astype(np.float32) for n in sizes]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    got = twobody.count_frames(np.concatenate(frames), offsets=offsets, box=boxes, r=9.5, **CPU)
+    np.testing.assert_array_equal(got, reference_counts(frames, boxes, 9.5))
+    x = trajectory(4, 120, 13)
+    types = np.random.default_rng(14).integers(0, 2, size=120)
+    a, b = x[:, types == 0], x[:, types == 1]
+    got = twobody.count_frames(a, frames_b=b, box=32.0, r=6.5, **CPU)
+    np.testing.assert_array_equal(got, reference_counts(a, [[32.0] * 3] * 4, 6.5, frames_b=b))
+
+
+def test_count_frames_bad_input():
+    x = trajectory(3, 20, 15)
+    with pytest.raises(ValueError, match="past half the shortest box side"):
+        twobody.count_frames(x, box=32.0, r=16.5, **CPU)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        twobody.count_frames(x, box=32.0, r=-1.0, **CPU)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        twobody.count_frames(x, box=32.0, r=float("nan"), **CPU)
+    with pytest.raises(ValueError, match="frames_b"):
+        twobody.count_frames(x, frames_b=x[:2], box=32.0, r=5.0, **CPU)

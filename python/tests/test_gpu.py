@@ -274,6 +274,24 @@ def test_rdf_frames_gpu_equals_cpu(lib):
     np.testing.assert_array_equal(g2.counts, c2.counts)
 
 
+@pytest.mark.parametrize("lib", device_libraries())
+def test_count_frames_gpu_equals_cpu(lib):
+    rng = np.random.default_rng(33)
+    sizes = rng.integers(0, 700, size=40)
+    sizes[3], sizes[7] = 0, 1
+    x = rng.integers(0, 32, size=(int(sizes.sum()), 3)).astype(np.float32)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    boxes = 32.0 + rng.integers(0, 4, size=(40, 3)).astype(np.float64)
+    c = twobody.count_frames(x, offsets=offsets, box=boxes, r=7.5, **CPU)
+    g = twobody.count_frames(on(lib, x), offsets=offsets, box=boxes, r=7.5, **GPU)
+    assert c.sum() > 0
+    np.testing.assert_array_equal(g, c)
+    t = rng.integers(0, 32, size=(50, 300, 3)).astype(np.float32)
+    assert twobody.count_frames(on(lib, t[:, :100]), frames_b=on(lib, t[:, 100:]), box=32.0, r=6.5, per_frame=False,
+                                **GPU) == twobody.count_frames(t[:, :100], frames_b=t[:, 100:], box=32.0, r=6.5,
+                                                               per_frame=False, **CPU)
+
+
 def test_rdf_frames_progress_runs_and_interrupts():
     rng = np.random.default_rng(32)
     t = rng.integers(0, 32, size=(30, 256, 3)).astype(np.float32)

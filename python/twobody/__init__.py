@@ -48,6 +48,7 @@ __all__ = [
     "rdf",
     "rdf_frames",
     "RDFFrames",
+    "count_frames",
     "xi",
     "pairs_within",
     "kernel_sum",
@@ -595,6 +596,47 @@ def rdf_frames(frames, *, box, r_max: float, bins: int = 100, offsets=None, fram
     if per_frame:
         out.g_per_frame, out.counts_per_frame = g, counts
     return out
+
+
+def count_frames(frames, *, box, r: float, offsets=None, frames_b=None, offsets_b=None, per_frame: bool = True,
+                 progress=None, chunk_points: Optional[int] = None, backend: str = "auto", stream=None):
+    """Pairs closer than ``r`` (minimum image in each frame's periodic box) in every frame of a
+    trajectory, in one launch for all frames: neighbour counts, coordination numbers, contacts.
+
+    Parameters
+    ----------
+    frames, offsets, box, frames_b, offsets_b, progress, chunk_points
+        As in ``rdf_frames``: (F, N, D) frames or (total, D) with offsets; one box or one per
+        frame; a second species counts the pairs A x B of each frame.
+    r : float
+        A pair counts when its minimum-image distance is < r; r must not exceed half the
+        shortest side of any frame's box.
+    per_frame : bool
+        True: an (F,) int64 array of each frame's count. False: their sum, as an int.
+
+    Example: ``n = twobody.count_frames(traj, box=boxes, r=3.5)`` gives the pairs within 3.5 in
+    each frame; ``2 * n / atoms`` is the mean coordination number of each frame.
+    """
+    a, oa = _frames(frames, offsets, "frames")
+    b, ob = (None, None) if frames_b is None else _frames(frames_b, offsets_b, "frames_b")
+    if b is not None and len(ob) != len(oa):
+        raise ValueError(f"twobody: frames has {len(oa) - 1} frames and frames_b {len(ob) - 1}")
+    _sets(a, b, _backend(backend))
+    d, f = int(a.shape[1]), len(oa) - 1
+    boxes = _frame_boxes(box, f, d)
+    r = float(r)
+    if not (np.isfinite(r) and r > 0):
+        raise ValueError("twobody: r must be finite and > 0")
+    if r > 0.5 * boxes.min() * (1 + 1e-12):
+        raise ValueError(f"twobody: r = {r} is past half the shortest box side of a frame ({0.5 * boxes.min()}), "
+                         "where the minimum-image distance is ambiguous")
+    callback, bar = _progress_bar(progress)
+    try:
+        return _core.count_frames(a, oa, b, ob, boxes.ravel().tolist(), r, bool(per_frame), int(chunk_points or 0),
+                                  callback, _backend(backend), _arrays.stream_handle(stream))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 @dataclass

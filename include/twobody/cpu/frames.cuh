@@ -69,7 +69,7 @@ histogram_result<pair_count_t<Points>> histogram_frames(frame_pairs<Points> cons
 template <class Points, class Pred>
 std::vector<pair_count_t<Points>> count_per_frame(frame_pairs<Points> const& fp, Pred pred)
 {
-  auto const layout = detail::host_frame_layout(fp, pred, -1.0);
+  auto const layout = detail::host_frame_layout(fp, pred, twobody::detail::predicate_reach(pred));
   return detail::for_frames<pair_count_t<Points>>(
     layout, fp, pred, [&](pair_set<Points> const& pairs, Pred const& g) { return cpu::count_pairs(pairs, g); });
 }

@@ -14,6 +14,7 @@
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/validate.cuh>
 #include <twobody/frame_set.cuh>
+#include <twobody/functors.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda_runtime_api.h>
@@ -186,9 +187,25 @@ double bin_reach(Binning const& bins)
   }
 }
 
+/// How far a predicate reaches, as a distance: a within{} counts pairs whose metric is below its
+/// threshold, so its reach is the threshold (the square root of it when the metric's values are
+/// squared distances); -1 for other predicates (nothing to check).
+template <class Pred>
+double predicate_reach(Pred const&)
+{
+  return -1.0;
+}
+template <class Metric, class T>
+double predicate_reach(within<Metric, T> const& w)
+{
+  double const t = static_cast<double>(w.threshold);
+  if (!returns_squared_distance<Metric>::value) { return t; }
+  return std::sqrt(t > 0.0 ? t : 0.0);
+}
+
 /// Boxes against the functor and the reach: a batch with boxes needs a functor with a box; and
 /// every side (each frame's, or the functor's own) must be at least twice the reach, or the
-/// minimum image is ambiguous within the bins.
+/// minimum image is ambiguous within the bins (or the cutoff).
 template <class F, class Points>
 void check_frame_boxes(frame_layout<Points> const& layout, F const& f, double reach)
 {
@@ -202,14 +219,17 @@ void check_frame_boxes(frame_layout<Points> const& layout, F const& f, double re
   auto check = [&](double side, size_type frame) {
     TWOBODY_EXPECTS(side >= 2.0 * reach,
                     ("frames: box side " + std::to_string(side) + (frame >= 0 ? " of frame " + std::to_string(frame) : "") +
-                     " is smaller than twice the bins' reach " + std::to_string(reach) +
-                     ": the minimum image is ambiguous there; use bins that end at or before half the shortest side")
+                     " is smaller than twice the reach " + std::to_string(reach) +
+                     " of the bins or the cutoff: the minimum image is ambiguous there; use bins (or a cutoff) that "
+                     "end at or before half the shortest side")
                       .c_str());
   };
   if (!layout.boxes.empty()) {
     for (std::size_t k = 0; k < layout.boxes.size(); ++k) { check(static_cast<double>(layout.boxes[k]), static_cast<size_type>(k / D)); }
   } else if constexpr (has_box_member<F>::value) {
     for (int d = 0; d < D; ++d) { check(static_cast<double>(f.box[d]), -1); }
+  } else if constexpr (has_metric_box<F>::value) {
+    for (int d = 0; d < D; ++d) { check(static_cast<double>(f.metric.box[d]), -1); }
   }
 }
 
