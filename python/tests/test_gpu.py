@@ -254,14 +254,19 @@ def test_rows_layouts_on_the_device(big_rows):
 # Trajectory frames
 
 
+def random_frames(rng, dtype):
+    """40 frames of 0 to 700 integer points (frame 3 empty, frame 7 one point) in boxes of 32 to
+    35: (points, offsets, boxes)."""
+    sizes = rng.integers(0, 700, size=40)
+    sizes[3], sizes[7] = 0, 1
+    x = rng.integers(0, 32, size=(int(sizes.sum()), 3)).astype(dtype)
+    return x, np.concatenate([[0], np.cumsum(sizes)]), 32.0 + rng.integers(0, 4, size=(40, 3)).astype(np.float64)
+
+
 @pytest.mark.parametrize("lib", device_libraries())
 def test_rdf_frames_gpu_equals_cpu(lib):
     rng = np.random.default_rng(31)
-    sizes = rng.integers(0, 700, size=40)
-    sizes[3], sizes[7] = 0, 1
-    x = rng.integers(0, 32, size=(int(sizes.sum()), 3)).astype(np.float64)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    boxes = 32.0 + rng.integers(0, 4, size=(40, 3)).astype(np.float64)
+    x, offsets, boxes = random_frames(rng, np.float64)
     kw = dict(offsets=offsets, box=boxes, r_max=15.9, bins=10, per_frame=True)
     c = twobody.rdf_frames(x, **kw, **CPU)
     g = twobody.rdf_frames(on(lib, x), **kw, **GPU)
@@ -277,11 +282,7 @@ def test_rdf_frames_gpu_equals_cpu(lib):
 @pytest.mark.parametrize("lib", device_libraries())
 def test_count_frames_gpu_equals_cpu(lib):
     rng = np.random.default_rng(33)
-    sizes = rng.integers(0, 700, size=40)
-    sizes[3], sizes[7] = 0, 1
-    x = rng.integers(0, 32, size=(int(sizes.sum()), 3)).astype(np.float32)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    boxes = 32.0 + rng.integers(0, 4, size=(40, 3)).astype(np.float64)
+    x, offsets, boxes = random_frames(rng, np.float32)
     c = twobody.count_frames(x, offsets=offsets, box=boxes, r=7.5, **CPU)
     g = twobody.count_frames(on(lib, x), offsets=offsets, box=boxes, r=7.5, **GPU)
     assert c.sum() > 0

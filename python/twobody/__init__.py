@@ -484,6 +484,29 @@ def _frame_boxes(box, frames: int, d: int):
     return np.ascontiguousarray(b)
 
 
+def _frame_arguments(frames, offsets, frames_b, offsets_b, box, backend: str):
+    """The frames of rdf_frames / count_frames, checked: (a, offsets_a, b or None, offsets_b or
+    None, F x D boxes)."""
+    a, oa = _frames(frames, offsets, "frames")
+    b, ob = (None, None) if frames_b is None else _frames(frames_b, offsets_b, "frames_b")
+    if b is not None and len(ob) != len(oa):
+        raise ValueError(f"twobody: frames has {len(oa) - 1} frames and frames_b {len(ob) - 1}")
+    _sets(a, b, _backend(backend))
+    return a, oa, b, ob, _frame_boxes(box, len(oa) - 1, int(a.shape[1]))
+
+
+def _frame_reach(value, boxes, name: str) -> float:
+    """A distance the frames' statistic reaches (r_max, r): finite, > 0, and at most half the
+    shortest side of any frame's box (past it the minimum image is ambiguous)."""
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"twobody: {name} must be finite and > 0")
+    if value > 0.5 * boxes.min() * (1 + 1e-12):
+        raise ValueError(f"twobody: {name} = {value} is past half the shortest box side of a frame "
+                         f"({0.5 * boxes.min()}), where the minimum-image distance is ambiguous")
+    return value
+
+
 def _progress_bar(progress, unit: str = "frame"):
     """The callback the core calls as a long run goes on (between runs of frames, after each block
     pair): the caller's own, tqdm's, or a line."""
@@ -548,21 +571,11 @@ def rdf_frames(frames, *, box, r_max: float, bins: int = 100, offsets=None, fram
     Example: ``res = twobody.rdf_frames(traj, box=boxes, r_max=10.0, bins=200)`` with ``traj``
     of shape (frames, atoms, 3) and ``boxes`` of shape (frames, 3).
     """
-    a, oa = _frames(frames, offsets, "frames")
-    b, ob = (None, None) if frames_b is None else _frames(frames_b, offsets_b, "frames_b")
-    if b is not None and len(ob) != len(oa):
-        raise ValueError(f"twobody: frames has {len(oa) - 1} frames and frames_b {len(ob) - 1}")
-    _sets(a, b, _backend(backend))
+    a, oa, b, ob, boxes = _frame_arguments(frames, offsets, frames_b, offsets_b, box, backend)
     d, f = int(a.shape[1]), len(oa) - 1
-    boxes = _frame_boxes(box, f, d)
     if not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError("twobody: bins must be an int >= 1")
-    r_max = float(r_max)
-    if not (np.isfinite(r_max) and r_max > 0):
-        raise ValueError("twobody: r_max must be finite and > 0")
-    if r_max > 0.5 * boxes.min() * (1 + 1e-12):
-        raise ValueError(f"twobody: r_max = {r_max} is past half the shortest box side of a frame "
-                         f"({0.5 * boxes.min()}), where the minimum-image distance is ambiguous")
+    r_max = _frame_reach(r_max, boxes, "r_max")
     n_a = np.diff(np.asarray(oa, dtype=np.int64))
     n_b = None if b is None else np.diff(np.asarray(ob, dtype=np.int64))
     has_pairs = n_a >= 2 if b is None else (n_a >= 1) & (n_b >= 1)
@@ -617,19 +630,8 @@ def count_frames(frames, *, box, r: float, offsets=None, frames_b=None, offsets_
     Example: ``n = twobody.count_frames(traj, box=boxes, r=3.5)`` gives the pairs within 3.5 in
     each frame; ``2 * n / atoms`` is the mean coordination number of each frame.
     """
-    a, oa = _frames(frames, offsets, "frames")
-    b, ob = (None, None) if frames_b is None else _frames(frames_b, offsets_b, "frames_b")
-    if b is not None and len(ob) != len(oa):
-        raise ValueError(f"twobody: frames has {len(oa) - 1} frames and frames_b {len(ob) - 1}")
-    _sets(a, b, _backend(backend))
-    d, f = int(a.shape[1]), len(oa) - 1
-    boxes = _frame_boxes(box, f, d)
-    r = float(r)
-    if not (np.isfinite(r) and r > 0):
-        raise ValueError("twobody: r must be finite and > 0")
-    if r > 0.5 * boxes.min() * (1 + 1e-12):
-        raise ValueError(f"twobody: r = {r} is past half the shortest box side of a frame ({0.5 * boxes.min()}), "
-                         "where the minimum-image distance is ambiguous")
+    a, oa, b, ob, boxes = _frame_arguments(frames, offsets, frames_b, offsets_b, box, backend)
+    r = _frame_reach(r, boxes, "r")
     callback, bar = _progress_bar(progress)
     try:
         return _core.count_frames(a, oa, b, ob, boxes.ravel().tolist(), r, bool(per_frame), int(chunk_points or 0),
