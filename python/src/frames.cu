@@ -76,6 +76,26 @@ struct frame_arrays {
   }
 };
 
+/// The frame sets of a call: the same dimension on both sides, and frames_b with offsets_b.
+void check_frame_sets(array const& a, std::optional<array> const& b, std::optional<frame_sizes> const& offsets_b)
+{
+  (void)dims_of(a, b);
+  if (b.has_value() != offsets_b.has_value()) { throw nb::value_error("twobody: give frames_b with offsets_b"); }
+}
+
+/// Runs of host frames of at most chunk_points points (0: the library's default), with
+/// `progress` (None, or a callable) called between runs.
+twobody::frames_options frames_options_of(long long chunk_points, nb::object const& progress)
+{
+  twobody::frames_options opt;
+  if (chunk_points > 0) { opt.chunk_points = chunk_points; }
+  if (!progress.is_none()) {
+    nb::handle fn = progress;
+    opt.progress  = [fn](twobody::size_type done, twobody::size_type total) { report_progress(fn, done, total); };
+  }
+  return opt;
+}
+
 template <class T>
 frames_out rdf_frames_typed(array const& a, frame_sizes const& offsets, std::optional<array> const& b,
                             std::optional<frame_sizes> const& offsets_b, std::vector<double> const& boxes, double r_max,
@@ -114,16 +134,10 @@ nb::tuple rdf_frames(array const& a, frame_sizes const& offsets, std::optional<a
                      bool per_frame, bool exact, long long chunk_points, nb::object progress, std::string const& backend,
                      std::uintptr_t stream)
 {
-  (void)dims_of(a, b);
-  if (b.has_value() != offsets_b.has_value()) { throw nb::value_error("twobody: give frames_b with offsets_b"); }
+  check_frame_sets(a, b, offsets_b);
   if (bins < 1) { throw nb::value_error("twobody: need at least one bin"); }
   if (!(r_max > 0.0) || !std::isfinite(r_max)) { throw nb::value_error("twobody: r_max must be finite and > 0"); }
-  twobody::frames_options opt;
-  if (chunk_points > 0) { opt.chunk_points = chunk_points; }
-  if (!progress.is_none()) {  // called between runs of frames
-    nb::handle fn = progress;
-    opt.progress  = [fn](twobody::size_type done, twobody::size_type total) { report_progress(fn, done, total); };
-  }
+  twobody::frames_options const opt = frames_options_of(chunk_points, progress);
   auto const exec = policy_of(backend, stream);
   device_scope scope(device_of(a));
   auto out = with_value_type(a, [&](auto t) {
@@ -154,15 +168,9 @@ nb::object count_frames(array const& a, frame_sizes const& offsets, std::optiona
                         std::optional<frame_sizes> const& offsets_b, std::vector<double> const& boxes, double r, bool per_frame,
                         long long chunk_points, nb::object progress, std::string const& backend, std::uintptr_t stream)
 {
-  (void)dims_of(a, b);
-  if (b.has_value() != offsets_b.has_value()) { throw nb::value_error("twobody: give frames_b with offsets_b"); }
+  check_frame_sets(a, b, offsets_b);
   if (!(r > 0.0) || !std::isfinite(r)) { throw nb::value_error("twobody: r must be finite and > 0"); }
-  twobody::frames_options opt;
-  if (chunk_points > 0) { opt.chunk_points = chunk_points; }
-  if (!progress.is_none()) {
-    nb::handle fn = progress;
-    opt.progress  = [fn](twobody::size_type done, twobody::size_type total) { report_progress(fn, done, total); };
-  }
+  twobody::frames_options const opt = frames_options_of(chunk_points, progress);
   auto const exec = policy_of(backend, stream);
   device_scope scope(device_of(a));
   return with_value_type(a, [&](auto t) {
