@@ -71,8 +71,8 @@ inline constexpr double large_frame_points = 2048.0;
 template <class Points, class Fn>
 void with_frame_input(frame_layout<Points> const& layout, Fn&& fn)
 {
-  double const points = layout.frames > 0 ? static_cast<double>(layout.a_offsets.back() - layout.a_offsets.front()) : 0.0;
-  if (layout.frames > 0 && points / static_cast<double>(layout.frames) >= large_frame_points) {
+  double const points = static_cast<double>(layout.a_offsets.back() - layout.a_offsets.front());
+  if (layout.frames > 0 && points >= large_frame_points * static_cast<double>(layout.frames)) {
     fn(large_frame_input{});
   } else {
     fn(small_frame_input{});
