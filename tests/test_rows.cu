@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <random>
 
 using namespace twobody;
 using K = detail::row_metric_kind;
@@ -39,6 +41,42 @@ TEST(Rows, ExactEvaluationOrderIsTheWarpsOnLongRows)
   }
   EXPECT_EQ(detail::exact_sum_host(a.data(), b.data(), 1000, false), lanes[0]);
   for (int l = 1; l < 32; ++l) { EXPECT_EQ(lanes[l], lanes[0]) << "every lane of the butterfly ends with the same sum"; }
+}
+
+// closer_than(euclidean, t) on the GPU decides on squared values (squared_below_threshold): a
+// squared value x = float(S) below `pass` must give float(sqrt(S)) < t, one at or above `fail`
+// float(sqrt(S)) >= t, for every S that rounds to x; and the band between them stays a few ulps.
+TEST(Rows, SquaredThresholdDecidesLikeTheEuclideanValue)
+{
+  std::vector<float> ts = {1.0f, 2.0f, 0.5f, 3.0f, 1e-3f, 1e3f, 7.3e-15f, 1.7e15f, std::nextafter(1.0f, 2.0f), std::nextafter(2.0f, 0.0f)};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> e(-20.0f, 20.0f);
+  for (int k = 0; k < 200; ++k) { ts.push_back(std::exp2(e(rng))); }
+  for (float t : ts) {
+    auto const rule = detail::squared_below_threshold::of(t);
+    float const t2  = static_cast<float>(static_cast<double>(t) * t);
+    EXPECT_LE(rule.pass, rule.fail);
+    for (float edge : {rule.pass, rule.fail}) {
+      float x = edge;
+      for (int u = 0; u < 16; ++u) { x = std::nextafter(x, 0.0f); }
+      for (int u = 0; u < 32; ++u, x = std::nextafter(x, INFINITY)) {
+        double const lo = (static_cast<double>(std::nextafter(x, 0.0f)) + x) / 2, hi = (static_cast<double>(std::nextafter(x, INFINITY)) + x) / 2;
+        for (double S : {lo, static_cast<double>(x), hi}) {
+          float const v = detail::metric_from_sum(K::euclidean, S, 0, 0);
+          if (x < rule.pass || x >= rule.fail) {  // certain on the GPU, whose outward rounding of [x - 0, x + 0] is exact
+            ASSERT_EQ(rule(x), v < t) << "t=" << t << " x=" << x << " S=" << S;
+          }
+          ASSERT_EQ(rule(rule.surrogate(v)), v < t);
+        }
+      }
+    }
+    // Not more than a few ulps of t^2 are left to the exact recomputation.
+    int band = 0;
+    for (float x = rule.pass; x < rule.fail && band < 100; x = std::nextafter(x, INFINITY)) { ++band; }
+    EXPECT_LE(band, 8) << "t=" << t << " t^2=" << t2;
+  }
+  EXPECT_FALSE(detail::squared_below_threshold::of(1.0f)(std::numeric_limits<float>::quiet_NaN()));
+  EXPECT_FALSE(detail::squared_below_threshold::of(1.0f).certain(std::numeric_limits<float>::quiet_NaN(), 0.0f));
 }
 
 template <class T>

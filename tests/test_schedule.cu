@@ -71,6 +71,55 @@ TEST(TileSchedule, AdvanceFollowsLocate)
   }
 }
 
+// Bands (the tensor-core traversals of rows): the same tile pairs, each once, locate and index_of
+// inverse to each other, and the units a strided grid runs at once form a compact patch.
+TEST(TileSchedule, BandsVisitEveryTilePairOnceInCompactPatches)
+{
+  for (pair_mode mode : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+    for (long long na : {1ll, 129ll, 1000ll, 4097ll, 65536ll}) {
+      for (long long band : {1ll, 3ll, 8ll}) {
+        long long const nb = mode == pair_mode::cross ? na / 3 + 7 : na;
+        auto const plain   = tile_schedule::make(mode, na, nb, 128);
+        auto const s       = plain.with_bands(band);
+        ASSERT_EQ(s.total, plain.total);
+        EXPECT_FALSE(s.interleaved);
+        std::set<std::pair<long long, long long>> seen;
+        twobody::size_type row = 0, col = 0;
+        for (long long f = 0; f < s.total; ++f) {
+          twobody::size_type r = -1, c = -1;
+          s.locate(f, r, c);
+          ASSERT_TRUE(r >= 0 && r < s.rows && c >= 0 && c < s.cols) << twobody::to_string(mode) << " na=" << na << " f=" << f;
+          if (mode == pair_mode::self) { ASSERT_LE(r, c); }
+          ASSERT_EQ(s.index_of(r, c), f) << twobody::to_string(mode) << " na=" << na << " band=" << band;
+          ASSERT_TRUE(seen.insert({r, c}).second) << "(" << r << "," << c << ") twice";
+          if (f == 0) {
+            row = r;
+            col = c;
+          } else {
+            s.advance(row, col);
+            ASSERT_EQ(std::make_pair(row, col), std::make_pair(r, c)) << "advance at f=" << f;
+          }
+        }
+        EXPECT_EQ(static_cast<long long>(seen.size()), s.total);
+      }
+    }
+  }
+  // 132 blocks on 65536 rows (512 tiles of 128) in bands of 8: a wave of 132 units away from the
+  // diagonal touches 8 row tiles and at most 18 column tiles (row-major: 1 row, 132 columns).
+  auto const s = tile_schedule::make(pair_mode::self, 65536, 65536, 128).with_bands(8);
+  for (long long wave : {100ll, 400ll, 700ll}) {
+    std::set<long long> rows, cols;
+    for (long long f = wave * 132; f < wave * 132 + 132; ++f) {
+      twobody::size_type r = -1, c = -1;
+      s.locate(f, r, c);
+      rows.insert(r);
+      cols.insert(c);
+    }
+    EXPECT_LE(rows.size(), 16u) << "wave " << wave;
+    EXPECT_LE(cols.size(), 18u) << "wave " << wave;
+  }
+}
+
 // A partial last row of A costs more per pair; kept at the end of the flat order, one block
 // held all of it and ran up to 2x longer than the others (H100, cross launches of 419431 x
 // 419431 points). Interleaved, every block's range holds its share of that row.

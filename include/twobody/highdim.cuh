@@ -47,6 +47,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,11 +135,11 @@ inline void require_row_tensor_cores()
                                        .c_str());
 }
 
-/// The value a statistic's agent takes from a pair's metric value.
-template <class Pred>
-struct row_test_fn {
-  row_predicate<Pred> test;
-  __device__ bool operator()(float v, float) const { return test(v); }
+/// A count's test of a pair's value by its rule (row_predicate, squared_below_threshold).
+template <class Rule>
+struct row_rule_test {
+  Rule rule;
+  __device__ bool operator()(float v, float) const { return rule(v); }
 };
 struct row_value_fn {
   __device__ float operator()(float v, float) const { return v; }
@@ -155,7 +156,7 @@ inline constexpr bool is_row_input_v = cuda::std::is_same_v<Input, input::automa
                                        cuda::std::is_same_v<Input, input::simt_rows>;
 
 template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F, class Core = mma_tile_products<T>>
-inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W, Core>, statistic_visitor<Agent, F>, static_units>;
+inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W, Core>, statistic_visitor<Agent, F>, strided_units>;
 
 /// One launch of the engine with the tensor-core traversal: stages the sets, plans a persistent
 /// grid, asks `agent_params(grid)` for the agent's parameters, launches.
@@ -166,7 +167,8 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
   using traversal = mma_traversal<T, M, Rule, W, Core>;
   using visitor   = statistic_visitor<Agent, F>;
   constexpr auto kernel = row_kernel<T, M, Rule, W, Agent, F, Core>;
-  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
+  tile_schedule const sched =
+    tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile).with_bands(input::mma_tile::band_rows);
   if (sched.total == 0) {
     agent_params(0);
     return;
@@ -178,7 +180,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
   typename traversal::params walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched,
                                   Core::relative_error(staged.dims_padded()), staged.abs_term(), rule, d_refined};
   typename visitor::params out{agent_params(grid), f};
-  kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, out, static_units::params{static_cast<unsigned long long>(sched.total)});
+  kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, out, strided_units::params{static_cast<unsigned long long>(sched.total)});
   TWOBODY_CHECK_LAUNCH();
 }
 
@@ -192,14 +194,28 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
   Rule const rule(pred);
   device_buffer result(sizeof(C), stream);
   device_buffer partials;
-  int blocks = 0;
-  launch_rows<Rule::metric, T, W, Rule, Agent, row_products_t<Input, T>>(pairs, rule, row_test_fn<Pred>{rule}, 0,
-                                               [&](int grid) {
-                                                 blocks   = grid;
-                                                 partials = device_buffer(sizeof(C) * static_cast<std::size_t>(grid > 0 ? grid : 1), stream);
-                                                 return typename Agent::params{partials.as<C>(), cuda::std::plus<C>{}, C{}, nullptr};
-                                               },
-                                               stream, d_refined);
+  int blocks       = 0;
+  auto const count = [&](auto const& decide) {
+    using Decide = cuda::std::decay_t<decltype(decide)>;
+    launch_rows<Decide::metric, T, W, Decide, Agent, row_products_t<Input, T>>(
+      pairs, decide, row_rule_test<Decide>{decide}, 0,
+      [&](int grid) {
+        blocks   = grid;
+        partials = device_buffer(sizeof(C) * static_cast<std::size_t>(grid > 0 ? grid : 1), stream);
+        return typename Agent::params{partials.as<C>(), cuda::std::plus<C>{}, C{}, nullptr};
+      },
+      stream, d_refined);
+  };
+  // closer_than(euclidean, t) is decided on squared distances (squared_below_threshold).
+  if constexpr (Rule::metric == row_metric_kind::euclidean && cuda::std::is_base_of_v<below_threshold, Rule>) {
+    if (std::isfinite(rule.t) && rule.t > 0.0f) {
+      count(squared_below_threshold::of(rule.t));
+    } else {
+      count(rule);
+    }
+  } else {
+    count(rule);
+  }
   std::size_t bytes = 0;
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, partials.as<C>(), result.as<C>(), blocks, cuda::std::plus<C>{}, C{}, stream));
   device_buffer temp(bytes, stream);

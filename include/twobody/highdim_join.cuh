@@ -79,7 +79,8 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
   constexpr auto counter = pair_engine_kernel<traversal, join_visitor<record_counter<Record>, Emitter>, dynamic_units>;
 
   if (pairs.count() == 0) { return {}; }
-  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile);
+  tile_schedule const sched =
+    tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile).with_bands(input::mma_tile::band_rows);
   auto const units          = static_cast<unsigned long long>(sched.total);
   require_row_tensor_cores();
   // The products' stages live in dynamic shared memory past 48 KiB (the visitor has none).

@@ -55,13 +55,14 @@ void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cud
   constexpr row_metric_kind M = Term::metric;
   using traversal = mma_sum_traversal<T, M, Term>;
   using visitor   = per_point_adder<Out>;
-  constexpr auto kernel = pair_engine_kernel<traversal, visitor, static_units>;
+  constexpr auto kernel = pair_engine_kernel<traversal, visitor, strided_units>;
   if (pairs.a.size == 0) { return; }
   TWOBODY_EXPECTS(d_out != nullptr, "sum_per_point: the output pointer is null");
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, sizeof(Out) * static_cast<std::size_t>(pairs.a.size), stream));
   bool const both = pairs.mode == pair_mode::ordered;
   tile_schedule const sched =
-    tile_schedule::make(both ? pair_mode::self : pair_mode::cross, pairs.a.size, pairs.b.size, input::mma_tile::tile);
+    tile_schedule::make(both ? pair_mode::self : pair_mode::cross, pairs.a.size, pairs.b.size, input::mma_tile::tile)
+      .with_bands(input::mma_tile::band_rows);
   if (sched.total == 0) { return; }
   require_row_tensor_cores();
   std::size_t const smem = launch_smem<traversal, kernel>(0);  // the products' stages
@@ -69,7 +70,7 @@ void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cud
   staged_row_pairs<T, W> const staged(pairs, stream);
   typename traversal::params walk{both, staged.a(), staged.b(), staged.dims_padded(), sched, Term(f)};
   kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, typename visitor::params{d_out},
-                                                         static_units::params{static_cast<unsigned long long>(sched.total)});
+                                                         strided_units::params{static_cast<unsigned long long>(sched.total)});
   TWOBODY_CHECK_LAUNCH();
 }
 

@@ -73,6 +73,29 @@ struct static_units {
   __device__ void hand_back(unsigned long long) {}
 };
 
+/// Every gridDim.x-th unit, from blockIdx.x: at any moment the blocks of a persistent grid work
+/// on neighbouring units (the tensor-core traversals of rows, whose tile pairs read hundreds of
+/// kilobytes each: neighbouring tile pairs share their row and column tiles in L2, where the
+/// equal contiguous ranges of static_units walk far-apart ones). No atomics.
+struct strided_units {
+  static constexpr bool can_hand_back = false;
+  static constexpr bool consecutive   = false;
+  using params                        = static_units::params;
+  struct temp_storage {};
+
+  unsigned long long w, end;
+
+  __device__ strided_units(params const& p, temp_storage&) : w(blockIdx.x), end(p.count) {}
+  __device__ bool next(unsigned long long& unit)
+  {
+    if (w >= end) { return false; }
+    unit = w;
+    w += gridDim.x;
+    return true;
+  }
+  __device__ void hand_back(unsigned long long) {}
+};
+
 /// Units drawn from an atomic counter, one at a time per block (uneven units, and outputs that
 /// can fail: a failed unit is listed and stops the handing out).
 struct dynamic_units {

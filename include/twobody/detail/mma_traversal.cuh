@@ -274,7 +274,7 @@ struct row_tile_pair {
 };
 
 /// The tensor-core products of a 128 x 128 tile pair of two staged row sets, shared by the
-/// traversals of rows: 8 warps of 64 x 32 products, chunks of 64 bytes of every row staged
+/// traversals of rows: 8 warps of 64 x 32 products, chunks of 128 bytes of every row staged
 /// with cp.async in `stages` buffers of dynamic shared memory (one barrier per chunk), and
 /// fragments read with ldmatrix.
 template <class T>
@@ -492,7 +492,7 @@ struct mma_traversal {
   template <class Visitor>
   __device__ void visit_exact(Visitor& out, size_type i, size_type j)
   {
-    float const v     = tiles.exact_value(M, i, j);
+    float const v     = exact_answer_value(p.rule, tiles.exact_value(exact_metric_v<Rule, M>, i, j));
     bool const leader = (threadIdx.x & 31u) == 0;
     if (leader && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
     if constexpr (has_warp_visits<Visitor>::value) {

@@ -18,6 +18,10 @@
 
 #include <cuda/std/limits>
 
+#ifndef __CUDACC_RTC__
+#include <cmath>
+#endif
+
 namespace twobody::detail {
 
 /// [v - m, v + m] rounded outward; false when either end is NaN or infinite.
@@ -59,6 +63,78 @@ struct row_predicate<within<M, float>> : below_threshold {
   static constexpr row_metric_kind metric = row_metric<M>::kind;
   explicit row_predicate(within<M, float> const& p) : below_threshold{p.threshold} {}
 };
+
+/// closer_than(euclidean, t) decided on squared distances, which the tensor cores' products give
+/// without a square root or a division per pair (the Euclidean margin takes two square roots and
+/// a division; at D = 128 the count spent more time there than on the products). The answer is
+/// still the Euclidean one, float(sqrt(S)) < t for the exact sum S:
+///  - [lo, hi] holds float(S), so S lies in [pred(lo), succ(hi)] (half an ulp either side);
+///  - certainly below t when succ(hi) < pred(t)^2: then sqrt(S) < pred(t), which rounds below t;
+///    that is hi < pass, pass = pred(round_down(pred(t)^2));
+///  - certainly not below t when pred(lo) >= t^2: then sqrt(S) >= t; that is lo >= fail,
+///    fail = succ(round_up(t^2)).
+/// The pairs in between are recomputed with the exact Euclidean value (exact_metric), which
+/// surrogate() maps back to a squared value on the right side of `pass`. Built by of(t) only for
+/// finite t > 0 (other thresholds keep row_predicate).
+struct squared_below_threshold {
+  static constexpr row_metric_kind metric       = row_metric_kind::squared_euclidean;  ///< of the approximation
+  static constexpr row_metric_kind exact_metric = row_metric_kind::euclidean;          ///< of the answer
+  float t;     ///< the Euclidean threshold
+  float pass;  ///< squared values below it are certainly below t
+  float fail;  ///< squared values at or above it are certainly not below t
+
+#ifndef __CUDACC_RTC__
+  static squared_below_threshold of(float t)
+  {
+    float const below = std::nextafter(t, 0.0f);
+    double const p2   = static_cast<double>(below) * below;  // exact in double
+    double const t2   = static_cast<double>(t) * t;
+    float pass        = static_cast<float>(p2);
+    if (static_cast<double>(pass) > p2) { pass = std::nextafter(pass, 0.0f); }
+    float fail = static_cast<float>(t2);
+    if (static_cast<double>(fail) < t2) { fail = std::nextafter(fail, INFINITY); }
+    return {t, std::nextafter(pass, -INFINITY), std::nextafter(fail, INFINITY)};
+  }
+#endif
+
+  /// The answer for a certain pair, from its squared value.
+  __host__ __device__ bool operator()(float s) const { return s < pass; }
+  __host__ __device__ bool certain(float s, float m) const
+  {
+    float lo, hi;
+    return outward_interval(s, m, lo, hi) && (hi < pass || lo >= fail);
+  }
+  /// A recomputed pair's exact Euclidean value as a squared value that operator() answers alike.
+  __host__ __device__ float surrogate(float v) const { return v < t ? -1.0f : cuda::std::numeric_limits<float>::infinity(); }
+};
+
+/// Rules whose answer comes from another metric's exact value than their approximation's
+/// (squared_below_threshold): exact_metric and surrogate().
+template <class Rule, class = void>
+struct has_exact_metric : cuda::std::false_type {};
+template <class Rule>
+struct has_exact_metric<Rule, cuda::std::void_t<decltype(Rule::exact_metric)>> : cuda::std::true_type {};
+
+/// The metric whose exact value answers a rule whose approximation uses M.
+template <class Rule, row_metric_kind M>
+inline constexpr row_metric_kind exact_metric_v = [] {
+  if constexpr (has_exact_metric<Rule>::value) {
+    return Rule::exact_metric;
+  } else {
+    return M;
+  }
+}();
+
+/// A recomputed pair's exact value as the rule's test takes it.
+template <class Rule>
+__host__ __device__ __forceinline__ float exact_answer_value(Rule const& rule, float v)
+{
+  if constexpr (has_exact_metric<Rule>::value) {
+    return rule.surrogate(v);
+  } else {
+    return v;
+  }
+}
 
 /// value >= t
 template <class M>

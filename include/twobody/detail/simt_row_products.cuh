@@ -37,7 +37,7 @@ struct simt_row_products : row_tile_pair<T> {
   static constexpr int stage_floats  = KC * stride;                          ///< one side's chunk
   static constexpr int pieces        = TS * policy::chunk_bytes / 16 / block_threads;  ///< 16-byte loads per thread and side
   static_assert(block_threads == 256 && TS == 128, "the thread layout below is 2 x 4 warps of 64 x 32 products");
-  static_assert(KC == mma_chunk_elements<T>, "rows are staged with the padding of the tensor-core tile");
+  static_assert(mma_chunk_elements<T> % KC == 0, "rows are staged with the padding of the tensor-core tile");
 
   /// Two stages of both sides in dynamic shared memory: a[2][stage_floats], then b[2][stage_floats].
   static constexpr std::size_t dynamic_bytes = (sizeof(float) * 4 * stage_floats + 127) / 128 * 128;

@@ -29,6 +29,7 @@ struct tile_schedule {
   size_type cols   = 0;  ///< tiles of B
   size_type total  = 0;  ///< tile pairs
   bool interleaved = false;  ///< the partial last row is spread over the flat order
+  size_type band   = 0;      ///< > 0: flat order runs band by band of this many tile rows (with_bands)
 
   __host__ __device__ static size_type tiles_of(size_type n, size_type tile) { return n <= 0 ? 0 : (n + tile - 1) / tile; }
 
@@ -44,12 +45,30 @@ struct tile_schedule {
     return s;
   }
 
+  /// The same tile pairs in bands of `rows_per_band` tile rows: band after band, and within a
+  /// band column after column (each column's rows in order). A persistent grid that takes every
+  /// gridDim.x-th unit (strided_units) then works at any moment on a compact patch of about
+  /// rows_per_band x (blocks / rows_per_band) tile pairs, whose row and column tiles it reads
+  /// from DRAM once and shares in L2; row-major order would read a new column tile per tile pair.
+  /// No interleaving of a partial last row: for the traversals of rows, every tile pair costs the same.
+  __host__ __device__ tile_schedule with_bands(size_type rows_per_band) const
+  {
+    tile_schedule s = *this;
+    s.band          = rows_per_band > 0 ? rows_per_band : 0;
+    s.interleaved   = false;
+    return s;
+  }
+
   /// First tile pair of row i in self mode.
   __host__ __device__ size_type row_offset(size_type i) const { return i * rows - i * (i - 1) / 2; }
 
   /// Flat index -> (row, column).
   __host__ __device__ void locate(size_type f, size_type& row, size_type& col) const
   {
+    if (band > 0) {
+      locate_in_bands(f, row, col);
+      return;
+    }
     if (interleaved) {
       size_type const group = f / rows, k = f - group * rows;
       if (k == rows - 1) {  // the group's tile pair of the partial last row
@@ -64,31 +83,79 @@ struct tile_schedule {
       col = f - row * cols;
       return;
     }
-    // Solve row_offset(i) <= f < row_offset(i + 1) in floating point, then correct by +-1.
-    double const b = 2.0 * static_cast<double>(rows) + 1.0;
-    double const disc = b * b - 8.0 * static_cast<double>(f);
-    size_type i = static_cast<size_type>((b - sqrt(disc > 0.0 ? disc : 0.0)) * 0.5);
-    if (i < 0) { i = 0; }
-    if (i >= rows) { i = rows - 1; }
-    while (i > 0 && row_offset(i) > f) { --i; }
-    while (i + 1 < rows && row_offset(i + 1) <= f) { ++i; }
-    row = i;
-    col = i + (f - row_offset(i));
+    row = self_row_of(f);
+    col = row + (f - row_offset(row));
+  }
+
+  /// Flat index of tile pair (row, col): the inverse of locate.
+  __host__ __device__ size_type index_of(size_type row, size_type col) const
+  {
+    if (band > 0) {
+      size_type const first = row - row % band, h = band_height(first), r = row - first;
+      if (mode != pair_mode::self) { return first * cols + col * h + r; }
+      size_type const c = col - first, corner = h * (h + 1) / 2;
+      return row_offset(first) + (c < h ? c * (c + 1) / 2 + r : corner + (c - h) * h + r);
+    }
+    if (mode == pair_mode::self) { return row_offset(row) + (col - row); }
+    size_type const full = row * cols + col;
+    if (!interleaved) { return full; }
+    return row == rows - 1 ? col * rows + rows - 1 : full / (rows - 1) * rows + full % (rows - 1);
   }
 
   /// The tile pair after (row, col) in flat order.
   __host__ __device__ void advance(size_type& row, size_type& col) const
   {
-    if (interleaved) {  // once per tile pair: the divisions cost nothing next to its pairs
-      size_type const full = row * cols + col;  // index among the full rows' tile pairs
-      size_type const f = row == rows - 1 ? col * rows + rows - 1 : full / (rows - 1) * rows + full % (rows - 1);
-      locate(f + 1, row, col);
+    if (interleaved || band > 0) {  // once per tile pair: the divisions cost nothing next to its pairs
+      locate(index_of(row, col) + 1, row, col);
       return;
     }
     if (++col == cols) {
       ++row;
       col = mode == pair_mode::self ? row : 0;
     }
+  }
+
+  /// The row i with row_offset(i) <= f < row_offset(i + 1) (self mode): solved in floating
+  /// point, then corrected by +-1.
+  __host__ __device__ size_type self_row_of(size_type f) const
+  {
+    double const b    = 2.0 * static_cast<double>(rows) + 1.0;
+    double const disc = b * b - 8.0 * static_cast<double>(f);
+    size_type i       = static_cast<size_type>((b - sqrt(disc > 0.0 ? disc : 0.0)) * 0.5);
+    if (i < 0) { i = 0; }
+    if (i >= rows) { i = rows - 1; }
+    while (i > 0 && row_offset(i) > f) { --i; }
+    while (i + 1 < rows && row_offset(i + 1) <= f) { ++i; }
+    return i;
+  }
+
+  /// Tile rows in the band that starts at tile row `first` (the last band may be shorter).
+  __host__ __device__ size_type band_height(size_type first) const { return rows - first < band ? rows - first : band; }
+
+  __host__ __device__ void locate_in_bands(size_type f, size_type& row, size_type& col) const
+  {
+    if (mode != pair_mode::self) {  // a band is h rows x all columns, column after column
+      size_type const first = f / (band * cols) * band, h = band_height(first), local = f - first * cols;
+      col = local / h;
+      row = first + (local - col * h);
+      return;
+    }
+    // A self band holds the same tile pairs as its rows in row-major order: find the band from
+    // the row-major row of f, then the corner triangle (columns first .. first + h - 1, rows up to
+    // the diagonal) and the full columns after it.
+    size_type const i = self_row_of(f), first = i - i % band, h = band_height(first);
+    size_type const local = f - row_offset(first), corner = h * (h + 1) / 2;
+    if (local < corner) {
+      size_type c = static_cast<size_type>((sqrt(8.0 * static_cast<double>(local) + 1.0) - 1.0) * 0.5);
+      while (c > 0 && c * (c + 1) / 2 > local) { --c; }
+      while ((c + 1) * (c + 2) / 2 <= local) { ++c; }
+      row = first + (local - c * (c + 1) / 2);
+      col = first + c;
+      return;
+    }
+    size_type const rest = local - corner, c = rest / h;
+    row = first + (rest - c * h);
+    col = first + h + c;
   }
 
   /// Tile pair range [begin, end) of block b out of g blocks.

@@ -9,7 +9,7 @@
 namespace twobody::input {
 
 /// 128 x 128 rows per tile pair, 256 threads (8 warps of 64 x 32 products each), coordinates
-/// staged through dynamic shared memory 64 bytes of each row at a time (cp.async, `stages`
+/// staged through dynamic shared memory 128 bytes of each row at a time (cp.async, `stages`
 /// chunks in flight), fragments read with ldmatrix, and mma.sync: m16n8k16 for __half and
 /// __nv_bfloat16, m16n8k8 TF32 for float (rounded to nearest), accumulating in FP32 afresh for
 /// every `group_chunks` chunks (the groups are then added in FP32, which keeps the proven error
@@ -19,10 +19,15 @@ struct mma_tile {
   static constexpr char const* name      = "mma_tile";
   static constexpr int block_threads     = 256;
   static constexpr int tile              = 128;  ///< rows per tile, both sides
-  static constexpr int chunk_bytes       = 64;   ///< bytes of each row staged per step
-  static constexpr int stages            = 4;    ///< chunks staged at once (3 loads in flight)
-  static constexpr int group_chunks      = 2;    ///< chunks accumulated afresh before adding to the total
+  /// 128 bytes of each row per step and 3 stages (110 KB): one barrier per 4 k-steps instead of
+  /// 2 took the half-row count from 39.6 to 34.6 ms at D = 960 and from 155 to 132 ms at
+  /// D = 4096 (64 bytes, 4 stages before; H100, bench_highdim). 4 stages of 128 bytes were no
+  /// faster and pushed knn's lists of k = 100 out of shared memory (1.6x slower).
+  static constexpr int chunk_bytes       = 128;  ///< bytes of each row staged per step (rows padded to it)
+  static constexpr int stages            = 3;    ///< chunks staged at once (2 loads in flight)
+  static constexpr int group_chunks      = 1;    ///< chunks accumulated afresh before adding to the total
   static constexpr int min_blocks_per_sm = 1;
+  static constexpr int band_rows         = 8;  ///< tile pairs run in bands of this many tile rows (tile_schedule::with_bands)
 };
 
 }  // namespace twobody::input
