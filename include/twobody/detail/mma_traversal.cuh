@@ -134,6 +134,26 @@ struct mma_step {
     __trap();  // launched only on sm_80+ (require_row_tensor_cores)
 #endif
   }
+  /// c = a b, accumulating from zero (the first k-step of a group: no zeroing of c first).
+  __device__ static void run_fresh(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
+  {
+#if __CUDA_ARCH__ >= 800
+#define TWOBODY_MMA(shape_and_types)                                                                        \
+  asm volatile("mma.sync.aligned." shape_and_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};\n" \
+               : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])                                              \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(0.0f))
+    if constexpr (cuda::std::is_same_v<T, __half>) {
+      TWOBODY_MMA("m16n8k16.row.col.f32.f16.f16.f32");
+    } else if constexpr (cuda::std::is_same_v<T, __nv_bfloat16>) {
+      TWOBODY_MMA("m16n8k16.row.col.f32.bf16.bf16.f32");
+    } else {
+      TWOBODY_MMA("m16n8k8.row.col.f32.tf32.tf32.f32");
+    }
+#undef TWOBODY_MMA
+#else
+    __trap();
+#endif
+  }
 };
 
 /// The per-point factor of a metric's approximate value: |a|^2 (squared, euclidean),
@@ -361,6 +381,28 @@ struct mma_tile_products : row_tile_pair<T> {
 #endif
   }
 
+  /// The warp's A fragments (4 row blocks of 16) and B fragments (4 column blocks of 8) of
+  /// k-step ks from the lane's ldmatrix rows a and b of a stage, as mma operands.
+  __device__ static void fragments(std::uint32_t const* a, std::uint32_t const* b, int ks, std::uint32_t (&af)[4][4],
+                                   std::uint32_t (&bf)[4][2])
+  {
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+      ldmatrix_x4(a + mt * 16 * stride + ks * 8, af[mt]);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) { af[mt][k] = mma_step<T>::operand(af[mt][k]); }
+    }
+#pragma unroll
+    for (int np = 0; np < 2; ++np) {
+      std::uint32_t r[4];
+      ldmatrix_x4(b + np * 16 * stride + ks * 8, r);
+      bf[2 * np][0]     = mma_step<T>::operand(r[0]);
+      bf[2 * np][1]     = mma_step<T>::operand(r[1]);
+      bf[2 * np + 1][0] = mma_step<T>::operand(r[2]);
+      bf[2 * np + 1][1] = mma_step<T>::operand(r[3]);
+    }
+  }
+
   /// acc[mt][nt][e]: the inner products of the warp's 64 x 32 block of the tile pair. Grouped:
   /// each group of policy::group_chunks chunks is accumulated from zero, then added to acc in
   /// FP32, which the margin (mma_relative_error) assumes; ungrouped (kernel sums, which need no
@@ -387,33 +429,26 @@ struct mma_tile_products : row_tile_pair<T> {
 #endif
       __syncthreads();  // chunk c is in; every warp is done with chunk c - 1, whose stage is refilled next
       load_stage(row_start, col_start, c + stages - 1, chunks);
-      if constexpr (Grouped) {
-        if (c % policy::group_chunks == 0) { this->zero(grp); }
-      }
       std::uint32_t const* As = stage_a(c % stages);
       std::uint32_t const* Bs = stage_b(c % stages);
+      // The fragments of k-step ks + 1 are read while the tensor cores work on ks (two sets).
+      std::uint32_t af[2][4][4], bf[2][4][2];
+      fragments(As + a_off, Bs + b_off, 0, af[0], bf[0]);
 #pragma unroll
       for (int ks = 0; ks < words / 8; ++ks) {
-        std::uint32_t af[4][4], bf[4][2];
-#pragma unroll
-        for (int mt = 0; mt < 4; ++mt) {
-          ldmatrix_x4(As + a_off + mt * 16 * stride + ks * 8, af[mt]);
-#pragma unroll
-          for (int k = 0; k < 4; ++k) { af[mt][k] = mma_step<T>::operand(af[mt][k]); }
-        }
-#pragma unroll
-        for (int np = 0; np < 2; ++np) {
-          std::uint32_t r[4];
-          ldmatrix_x4(Bs + b_off + np * 16 * stride + ks * 8, r);
-          bf[2 * np][0]     = mma_step<T>::operand(r[0]);
-          bf[2 * np][1]     = mma_step<T>::operand(r[1]);
-          bf[2 * np + 1][0] = mma_step<T>::operand(r[2]);
-          bf[2 * np + 1][1] = mma_step<T>::operand(r[3]);
-        }
+        if (ks + 1 < words / 8) { fragments(As + a_off, Bs + b_off, ks + 1, af[(ks + 1) & 1], bf[(ks + 1) & 1]); }
+        // A group's first k-step starts its sums from zero.
+        bool const fresh = Grouped && ks == 0 && c % policy::group_chunks == 0;
 #pragma unroll
         for (int mt = 0; mt < 4; ++mt) {
 #pragma unroll
-          for (int nt = 0; nt < 4; ++nt) { mma_step<T>::run(sum[mt][nt], af[mt], bf[nt]); }
+          for (int nt = 0; nt < 4; ++nt) {
+            if (fresh) {
+              mma_step<T>::run_fresh(sum[mt][nt], af[ks & 1][mt], bf[ks & 1][nt]);
+            } else {
+              mma_step<T>::run(sum[mt][nt], af[ks & 1][mt], bf[ks & 1][nt]);
+            }
+          }
         }
       }
       if constexpr (Grouped) {
@@ -598,6 +633,23 @@ struct mma_nearest_traversal {
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
   static constexpr int TS                = policy::tile;
   static constexpr bool larger_nearer    = larger_is_nearer_kind(M);
+  /// Euclidean neighbours are filtered on squared distances (no square root or division per
+  /// pair); the offers still carry the exact Euclidean values.
+  static constexpr bool squared_filter         = M == row_metric_kind::euclidean;
+  static constexpr row_metric_kind filter_metric = squared_filter ? row_metric_kind::squared_euclidean : M;
+
+  /// A squared value above which no exact Euclidean value can reach `bound`: [lo, hi] holds
+  /// float(S), so S >= pred(lo); lo > succ(round_up(succ(bound)^2)) gives S > succ(bound)^2,
+  /// sqrt(S) > succ(bound), and float(sqrt(S)) > bound. +inf stays +inf; rows past the set
+  /// (-inf) stay below everything.
+  __device__ static float squared_reach(float bound)
+  {
+    if (!(bound >= 0.0f)) { return bound; }
+    constexpr float inf = cuda::std::numeric_limits<float>::infinity();
+    auto const up       = [](float x) { return x < inf ? __uint_as_float(__float_as_uint(x) + 1u) : x; };
+    float const b       = up(bound);
+    return up(__fmul_ru(b, b));
+  }
 
   struct params {
     pair_mode mode;
@@ -644,7 +696,10 @@ struct mma_nearest_traversal {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
 #pragma unroll
-          for (int h = 0; h < 2; ++h) { bound[k][h] = out.bound(core::element_row(wm, k, 2 * h, g)); }
+          for (int h = 0; h < 2; ++h) {
+            bound[k][h] = out.bound(core::element_row(wm, k, 2 * h, g));
+            if constexpr (squared_filter) { bound[k][h] = squared_reach(bound[k][h]); }
+          }
         }
 
         // Partners that may reach their row's bound (or whose approximation is not finite).
@@ -658,7 +713,7 @@ struct mma_nearest_traversal {
               size_type const i = row_start + core::element_row(wm, mt, e, g);
               size_type const j = col_start + core::element_col(wn, nt, e, t);
               float v, m;
-              row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
+              row_margin<filter_metric>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
               float const lowest = __fsub_rd(larger_nearer ? -v : v, m);
               bool const pair    = i < p.a.size && j < p.b.size && (p.mode == pair_mode::cross || i != j);
               bool const may     = !(lowest > bound[mt][e >> 1]) || !isfinite(v);
