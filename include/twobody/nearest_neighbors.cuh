@@ -171,8 +171,8 @@ void nearest_rows_gpu(pair_set<rows<T, W>> const& pairs, int k, std::int32_t* d_
   launch_nearest<traversal>(
     pairs.a.size, col_tiles, k, larger_is_nearer<Metric>,
     [&](int segs, size_type seg_tiles) {
-      return typename traversal::params{pairs.mode,        staged.a(), staged.b(), staged.dims_padded(), traversal::core::relative_error(staged.dims_padded()),
-                                        staged.abs_term(), segs,       seg_tiles,  d_refined};
+      return typename traversal::params{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), traversal::core::relative_error(staged.dims_padded()),
+                                        staged.abs_term(), segs, seg_tiles, k, d_refined};
     },
     d_index, d_value, stream, segments);
 }

@@ -659,13 +659,77 @@ struct mma_nearest_traversal {
     float abs_term;
     int segments;            ///< units per row tile
     size_type segment_tiles;  ///< column tiles per segment (the last may have fewer)
+    int k;                    ///< neighbours per point
     unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
   };
   using temp_storage                     = typename core::temp_storage;
   static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
+  static constexpr int minima_per_row        = 16;  ///< threads holding a row's products: 4 warps x 4 lanes
+  static_assert(TS * (minima_per_row + 1) * sizeof(float) <= core::stage_words * sizeof(std::uint32_t),
+                "the first tile's bounds fit in one stage");
 
   params const& p;
   core tiles;
+
+  /// A unit's first column tile finds its lists empty (every partner would be recomputed and
+  /// offered: a whole tile per row, most of all the recomputations). This caps the bounds from
+  /// the tile itself: each of the 16 threads holding a row's products gives the least upper end
+  /// (score + margin, rounded up) of its partners; at least k partners are then no worse than the
+  /// k-th least of these 16, so no partner above it can be among the k nearest (for Euclidean
+  /// rows filtered on squared values the cap is the Euclidean ru(sqrt(succ(E))), which every such
+  /// partner's exact value stays within). Nothing changes for k > 16. Uses the stage the next
+  /// products() refills only after its first barrier.
+  __device__ void cap_bounds(size_type row_start, size_type col_start, float const (&acc)[4][4][4], float const (&fa)[4][2],
+                             float const (&fb)[4][2], float (&bound)[4][2])
+  {
+    constexpr float inf = cuda::std::numeric_limits<float>::infinity();
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
+    float* minima = reinterpret_cast<float*>(tiles.stage_a(core::stages - 1));
+    float* caps   = minima + TS * minima_per_row;
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float least = inf;
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            int const e       = 2 * h + q;
+            size_type const i = row_start + core::element_row(wm, mt, e, g);
+            size_type const j = col_start + core::element_col(wn, nt, e, t);
+            float v, m;
+            row_margin<filter_metric>(acc[mt][nt][e], fa[mt][h], fb[nt][q], p.rho, p.abs_term, v, m);
+            bool const pair = i < p.a.size && j < p.b.size && (p.mode == pair_mode::cross || i != j);
+            if (pair) { least = fminf(least, __fadd_ru(larger_nearer ? -v : v, m)); }  // NaN ends are skipped
+          }
+        }
+        minima[core::element_row(wm, mt, 2 * h, g) * minima_per_row + wn * 4 + t] = least;
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x < TS) {
+      float const* mine = minima + threadIdx.x * minima_per_row;
+      float cap         = inf;
+      for (int a = 0; a < minima_per_row; ++a) {  // the k-th least (ties by slot)
+        float const x = mine[a];
+        int below     = 0;
+        for (int b = 0; b < minima_per_row; ++b) { below += (mine[b] < x || (mine[b] == x && b < a)) ? 1 : 0; }
+        if (below == p.k - 1) { cap = x; }
+      }
+      if constexpr (squared_filter) {  // a bound on float(S): S < succ(cap), float(sqrt(S)) <= ru(sqrt(succ(cap)))
+        cap = cap < inf ? __fsqrt_ru(__uint_as_float(__float_as_uint(cap) + 1u)) : cap;
+      }
+      caps[threadIdx.x] = cap;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) { bound[mt][h] = fminf(bound[mt][h], caps[core::element_row(wm, mt, 2 * h, g)]); }
+    }
+  }
 
   __device__ mma_nearest_traversal(params const& p_, temp_storage&, unsigned char* stages)
     : p(p_), tiles(p_.a, p_.b, p_.dims_padded, stages) {}
@@ -696,9 +760,14 @@ struct mma_nearest_traversal {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            bound[k][h] = out.bound(core::element_row(wm, k, 2 * h, g));
-            if constexpr (squared_filter) { bound[k][h] = squared_reach(bound[k][h]); }
+          for (int h = 0; h < 2; ++h) { bound[k][h] = out.bound(core::element_row(wm, k, 2 * h, g)); }
+        }
+        if (ct == first && p.k <= minima_per_row) { cap_bounds(row_start, col_start, acc, fa, fb, bound); }
+        if constexpr (squared_filter) {
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) { bound[k][h] = squared_reach(bound[k][h]); }
           }
         }
 
