@@ -115,13 +115,21 @@ struct mma_step {
 #endif
     return r;
   }
+  /// c += a b; Fresh: c = a b (a group's first k-step, with no zeroing of c before it).
+  template <bool Fresh = false>
   __device__ static void run(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
   {
 #if __CUDA_ARCH__ >= 800
-#define TWOBODY_MMA(shape_and_types)                                                                        \
-  asm volatile("mma.sync.aligned." shape_and_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n" \
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                                              \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+#define TWOBODY_MMA(shape_and_types)                                                                            \
+  if constexpr (Fresh) {                                                                                        \
+    asm volatile("mma.sync.aligned." shape_and_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};\n" \
+                 : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])                                                \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(0.0f));                  \
+  } else {                                                                                                      \
+    asm volatile("mma.sync.aligned." shape_and_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"   \
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                                                \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));                             \
+  }
     if constexpr (cuda::std::is_same_v<T, __half>) {
       TWOBODY_MMA("m16n8k16.row.col.f32.f16.f16.f32");
     } else if constexpr (cuda::std::is_same_v<T, __nv_bfloat16>) {
@@ -132,26 +140,6 @@ struct mma_step {
 #undef TWOBODY_MMA
 #else
     __trap();  // launched only on sm_80+ (require_row_tensor_cores)
-#endif
-  }
-  /// c = a b, accumulating from zero (the first k-step of a group: no zeroing of c first).
-  __device__ static void run_fresh(float (&c)[4], std::uint32_t const (&a)[4], std::uint32_t const (&b)[2])
-  {
-#if __CUDA_ARCH__ >= 800
-#define TWOBODY_MMA(shape_and_types)                                                                        \
-  asm volatile("mma.sync.aligned." shape_and_types " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};\n" \
-               : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])                                              \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(0.0f))
-    if constexpr (cuda::std::is_same_v<T, __half>) {
-      TWOBODY_MMA("m16n8k16.row.col.f32.f16.f16.f32");
-    } else if constexpr (cuda::std::is_same_v<T, __nv_bfloat16>) {
-      TWOBODY_MMA("m16n8k16.row.col.f32.bf16.bf16.f32");
-    } else {
-      TWOBODY_MMA("m16n8k8.row.col.f32.tf32.tf32.f32");
-    }
-#undef TWOBODY_MMA
-#else
-    __trap();
 #endif
   }
 };
@@ -444,7 +432,7 @@ struct mma_tile_products : row_tile_pair<T> {
 #pragma unroll
           for (int nt = 0; nt < 4; ++nt) {
             if (fresh) {
-              mma_step<T>::run_fresh(sum[mt][nt], af[ks & 1][mt], bf[ks & 1][nt]);
+              mma_step<T>::template run<true>(sum[mt][nt], af[ks & 1][mt], bf[ks & 1][nt]);
             } else {
               mma_step<T>::run(sum[mt][nt], af[ks & 1][mt], bf[ks & 1][nt]);
             }
