@@ -159,8 +159,9 @@ TEST(GpuRowsMemory, NaNRowsEmptySetsAndManyBins)
   tbt::host_rows<float> a(200, 33, 4);
   a.data[17 * 33 + 5] = NAN;
   a.data[150 * 33 + 0] = INFINITY;
-  for (auto const& pred : {closer_than(euclidean{}, 1e30f), closer_than(euclidean{}, 3.f)}) {
-    expect_same_count(self_pairs(a.view()), pred, "NaN and inf rows");
+  // Euclidean thresholds decided on squared values, the degenerate ones included (t <= 0: none).
+  for (float t : {1e30f, 3.f, INFINITY, 0.f, -1.f}) {
+    expect_same_count(self_pairs(a.view()), closer_than(euclidean{}, t), ("NaN and inf rows, t = " + std::to_string(t)).c_str());
   }
   auto const h = histogram(exec::gpu, self_pairs(a.view()), euclidean{}, uniform_bins<float>(0.f, 100.f, 8));
   auto const c = histogram(exec::cpu, self_pairs(a.view()), euclidean{}, uniform_bins<float>(0.f, 100.f, 8));

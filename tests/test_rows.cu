@@ -75,6 +75,11 @@ TEST(Rows, SquaredThresholdDecidesLikeTheEuclideanValue)
     for (float x = rule.pass; x < rule.fail && band < 100; x = std::nextafter(x, INFINITY)) { ++band; }
     EXPECT_LE(band, 8) << "t=" << t << " t^2=" << t2;
   }
+  // t = +inf: every finite squared value is certainly below, none certainly not.
+  auto const all = detail::squared_below_threshold::of(std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(all.certain(std::numeric_limits<float>::max() / 2, 0.0f) && all(std::numeric_limits<float>::max() / 2));
+  EXPECT_TRUE(all(all.surrogate(std::numeric_limits<float>::max())));
+  EXPECT_FALSE(all(all.surrogate(std::numeric_limits<float>::quiet_NaN())));
   EXPECT_FALSE(detail::squared_below_threshold::of(1.0f)(std::numeric_limits<float>::quiet_NaN()));
   EXPECT_FALSE(detail::squared_below_threshold::of(1.0f).certain(std::numeric_limits<float>::quiet_NaN(), 0.0f));
 }

@@ -206,13 +206,11 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
       },
       stream, d_refined);
   };
-  // closer_than(euclidean, t) is decided on squared distances (squared_below_threshold).
+  // closer_than(euclidean, t) is decided on squared distances (squared_below_threshold), one
+  // kernel for every t: no distance (>= 0, or NaN) is below t <= 0 or a NaN t.
   if constexpr (Rule::metric == row_metric_kind::euclidean && cuda::std::is_base_of_v<below_threshold, Rule>) {
-    if (std::isfinite(rule.t) && rule.t > 0.0f) {
-      count(squared_below_threshold::of(rule.t));
-    } else {
-      count(rule);
-    }
+    if (!(rule.t > 0.0f)) { return C{}; }
+    count(squared_below_threshold::of(rule.t));
   } else {
     count(rule);
   }

@@ -74,8 +74,8 @@ struct row_predicate<within<M, float>> : below_threshold {
 ///  - certainly not below t when pred(lo) >= t^2: then sqrt(S) >= t; that is lo >= fail,
 ///    fail = succ(round_up(t^2)).
 /// The pairs in between are recomputed with the exact Euclidean value (exact_metric), which
-/// surrogate() maps back to a squared value on the right side of `pass`. Built by of(t) only for
-/// finite t > 0 (other thresholds keep row_predicate).
+/// surrogate() maps back to a squared value on the right side of `pass`. Built by of(t) for
+/// t > 0 (t = +inf included: every finite value passes); no distance is below t <= 0.
 struct squared_below_threshold {
   static constexpr row_metric_kind metric       = row_metric_kind::squared_euclidean;  ///< of the approximation
   static constexpr row_metric_kind exact_metric = row_metric_kind::euclidean;          ///< of the answer
