@@ -538,12 +538,9 @@ struct mma_traversal {
   {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
-    size_type row = 0, col = 0;
-    if constexpr (Source::consecutive) {
-      if (units.any()) { p.sched.locate(static_cast<size_type>(units.first()), row, col); }
-    }
     for (unsigned long long unit = 0; units.next(unit);) {
-      if constexpr (!Source::consecutive) { p.sched.locate(static_cast<size_type>(unit), row, col); }
+      size_type row = 0, col = 0;
+      p.sched.locate(static_cast<size_type>(unit), row, col);  // once per tile pair of D-long products
       out.begin_unit();
       size_type const row_start = row * TS, col_start = col * TS;
 
@@ -602,7 +599,6 @@ struct mma_traversal {
       core::for_each_pending(pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
 
       if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
-      if constexpr (Source::consecutive) { p.sched.advance(row, col); }
     }
   }
 };
@@ -633,10 +629,20 @@ struct mma_nearest_traversal {
   __device__ static float squared_reach(float bound)
   {
     if (!(bound >= 0.0f)) { return bound; }
-    constexpr float inf = cuda::std::numeric_limits<float>::infinity();
-    auto const up       = [](float x) { return x < inf ? __uint_as_float(__float_as_uint(x) + 1u) : x; };
-    float const b       = up(bound);
-    return up(__fmul_ru(b, b));
+    float const b = next_up(bound);
+    return next_up(__fmul_ru(b, b));
+  }
+
+  /// succ(x) for x >= 0 (+inf stays +inf).
+  __device__ static float next_up(float x)
+  {
+    return x < cuda::std::numeric_limits<float>::infinity() ? __uint_as_float(__float_as_uint(x) + 1u) : x;
+  }
+
+  /// Whether (i, j) is one of the partners: inside both sets, and not the point itself in ordered mode.
+  __device__ bool is_partner(size_type i, size_type j) const
+  {
+    return i < p.a.size && j < p.b.size && (p.mode == pair_mode::cross || i != j);
   }
 
   struct params {
@@ -689,8 +695,7 @@ struct mma_nearest_traversal {
             size_type const j = col_start + core::element_col(wn, nt, e, t);
             float v, m;
             row_margin<filter_metric>(acc[mt][nt][e], fa[mt][h], fb[nt][q], p.rho, p.abs_term, v, m);
-            bool const pair = i < p.a.size && j < p.b.size && (p.mode == pair_mode::cross || i != j);
-            if (pair) { least = fminf(least, __fadd_ru(larger_nearer ? -v : v, m)); }  // NaN ends are skipped
+            if (is_partner(i, j)) { least = fminf(least, __fadd_ru(larger_nearer ? -v : v, m)); }  // NaN ends are skipped
           }
         }
         minima[core::element_row(wm, mt, 2 * h, g) * minima_per_row + wn * 4 + t] = least;
@@ -707,7 +712,7 @@ struct mma_nearest_traversal {
         if (below == p.k - 1) { cap = x; }
       }
       if constexpr (squared_filter) {  // a bound on float(S): S < succ(cap), float(sqrt(S)) <= ru(sqrt(succ(cap)))
-        cap = cap < inf ? __fsqrt_ru(__uint_as_float(__float_as_uint(cap) + 1u)) : cap;
+        cap = __fsqrt_ru(next_up(cap));
       }
       caps[threadIdx.x] = cap;
     }
@@ -772,9 +777,8 @@ struct mma_nearest_traversal {
               float v, m;
               row_margin<filter_metric>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
               float const lowest = __fsub_rd(larger_nearer ? -v : v, m);
-              bool const pair    = i < p.a.size && j < p.b.size && (p.mode == pair_mode::cross || i != j);
               bool const may     = !(lowest > bound[mt][e >> 1]) || !isfinite(v);
-              if (pair && may) { pending |= 1ull << (mt * 16 + nt * 4 + e); }
+              if (is_partner(i, j) && may) { pending |= 1ull << (mt * 16 + nt * 4 + e); }
             }
           }
         }
