@@ -6,6 +6,10 @@
 //   <problem>/bins:<b>/no_clusters     the one-call plan without clusters (TWOBODY_POLICY=cluster=0):
 //                                       fewer copies, then several passes over all pairs
 //   <problem>/bins:<b>/global_atomics  one global atomic per pair (shared_tile<256, 4>)
+//   <problem>/bins:<b>/spill           past shared memory: one pass, one copy of the window of bins
+//                                       where a sample of the pairs falls most (and the outside
+//                                       slot), the other bins' updates to global atomics
+//                                       (shared_tile<256, 4>; spill_st8: shared_tile<256, 8>)
 //   <problem>/bins:<b>/cluster:<C>/copies:<H>/<input>   explicit cluster_privatized layouts
 // Problems: sdh (squared_euclidean + distance_bins over [0, 100 sqrt 3)) and rp_pi (2-D
 // (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 64 x 64 .. 1024 x 1024).
@@ -33,6 +37,7 @@ int reps           = 5;
 bool explore       = false;  // every cluster size and copies (a slow, wide sweep for calibration)
 
 using st4 = twobody::input::shared_tile<256, 4>;
+using st8 = twobody::input::shared_tile<256, 8>;
 using sh4 = twobody::input::shuffle_tile<256, 4>;
 
 std::vector<int> const sdh_sweep{4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
@@ -52,7 +57,7 @@ struct rp_pi_problem {
   explicit rp_pi_problem(int side) : bins{{0.f, 100.f, side}, {0.f, 100.f, side}} {}
 };
 
-enum class path { one_call, no_clusters, global_atomics, cluster, passes };
+enum class path { one_call, no_clusters, global_atomics, cluster, passes, spill };
 
 /// One timed call per iteration; `reps` iterations after a warm-up, reported as one median.
 /// `cluster` is the cluster size for path::cluster and the number of passes for path::passes.
@@ -78,17 +83,32 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
                                                    twobody::device_info::get(),
                                                    twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::cluster_privatized), cluster, copies);
     }
-    twobody::detail::privatized_plan windows;  // path::passes: one copy in `cluster` equal windows
+    twobody::detail::privatized_plan windows;  // path::passes: one copy in `cluster` equal windows; path::spill
+    double spilled_share = 0.0, spilled_slots = 0.0;
+    if (which == path::spill) {
+      using kernel = twobody::detail::privatized_kernel<Input, twobody::points<float, 3>, decltype(prob.f), decltype(prob.bins),
+                                                        unsigned long long, twobody::detail::window_mode::spill>;
+      int const window = static_cast<int>(kernel::dynamic_smem_limit() / 4) - twobody::detail::spill_spare_counters;
+      if (window >= static_cast<int>(slots)) { state.SkipWithError("the bins fit in shared memory"); return; }
+      auto const w  = twobody::detail::densest_window(twobody::detail::sample_slot_counts(pairs0, prob.f, prob.bins, 0), window);
+      windows       = twobody::detail::plan_spill(static_cast<int>(slots), w.begin, window, 4);
+      spilled_share = w.spilled_share;
+      spilled_slots = w.spilled_slots;
+    }
     if (which == path::passes) {
       int const per = static_cast<int>((slots + cluster - 1) / cluster);
       windows       = twobody::detail::plan_privatized(static_cast<int>(slots), 1, 4, static_cast<std::size_t>(per) * 4);
       using kernel  = twobody::detail::privatized_kernel<Input, twobody::points<float, 3>, decltype(prob.f),
-                                                        decltype(prob.bins), unsigned long long, true>;
+                                                        decltype(prob.bins), unsigned long long, twobody::detail::window_mode::passes>;
       if (windows.smem > kernel::dynamic_smem_limit()) { state.SkipWithError("window past shared memory"); return; }
     }
     auto call = [&](cudaStream_t s, long long it) {
       auto const pairs = twobody::self_pairs(data[static_cast<std::size_t>(it) % data.size()]);
       switch (which) {
+        case path::spill:
+          twobody::detail::launch_spilling<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
+                                                prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
+          break;
         case path::passes:
           twobody::detail::launch_privatized<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
                                                     prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
@@ -113,6 +133,8 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
       prefix.a.size = prefix.b.size = std::min<long long>(pairs.a.size, 8192);
       if (which == path::passes) {
         twobody::detail::launch_privatized<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), windows, t.stream);
+      } else if (which == path::spill) {
+        twobody::detail::launch_spilling<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), windows, t.stream);
       } else if (which == path::cluster) {
         twobody::histogram<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(),
                                   twobody::output::cluster_privatized{cluster, copies}, t.stream);
@@ -144,9 +166,15 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     state.counters["timed_calls"] = static_cast<double>(times.size());
     set_counters(state, self_pair_count(n_points));
     state.counters["bins"] = static_cast<double>(prob.bins.size());
-    if (which == path::passes) {
+    if (which == path::passes || which == path::spill) {
       state.counters["passes"] = windows.passes;
       state.counters["copies"] = 1;
+      if (which == path::spill) {
+        state.counters["spilled_share"] = spilled_share;
+        state.counters["spilled_slots"] = spilled_slots;
+        state.counters["window_begin"]  = windows.window_begin;
+        state.counters["window"]        = windows.window;
+      }
     } else if (which != path::global_atomics) {
       state.counters["predicted_s"] = plan.predicted_seconds;
       state.counters["cluster"]     = plan.cluster;
@@ -172,6 +200,10 @@ void register_problem(std::string const& prefix, int arg)
   add(base + "/one_call", [=](benchmark::State& s) { bench_bins(s, prob, path::one_call); });
   add(base + "/no_clusters", [=](benchmark::State& s) { bench_bins(s, prob, path::no_clusters); });
   add(base + "/global_atomics", [=](benchmark::State& s) { bench_bins(s, prob, path::global_atomics); });
+  if (prob.bins.size() >= 65536) {
+    add(base + "/spill", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::spill); });
+    add(base + "/spill_st8", [=](benchmark::State& s) { bench_bins<Problem, st8>(s, prob, path::spill); });
+  }
   if (!explore) { return; }
   for (int passes : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {
     if (static_cast<long long>(prob.bins.size()) + 1 > 56000LL * passes) { continue; }  // windows past shared memory

@@ -82,10 +82,10 @@ namespace {
 // bin 0. Each counter then receives 32 * K increments, more than 2^32 for K = 2^27 + 5.
 template <bool Flush>
 __global__ void hammer(typename detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024,
-                                                                   false>::params p,
+                                                                   detail::window_mode::none>::params p,
                        unsigned long long k)
 {
-  using agent = detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024, false>;
+  using agent = detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024, detail::window_mode::none>;
   extern __shared__ __align__(16) unsigned char smem[];
   typename agent::temp_storage ts;
   agent a(p, ts, smem);
@@ -148,7 +148,7 @@ TEST(GpuApi, SharedCountersAreFlushedBeforeTheyWrap)
   auto run = [&](auto flush) {
     auto counts = tbt::poisoned<unsigned long long>(2);
     cudaMemset(thrust::raw_pointer_cast(counts.data()), 0, 16);
-    using agent = detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024, false>;
+    using agent = detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long, unsigned, 1024, detail::window_mode::none>;
     typename agent::params p{uniform_bins<float>(0.f, 1.f, 1), thrust::raw_pointer_cast(counts.data()), 32, 0, 2,
                              detail::flush_limit_for<unsigned>(32ull << 16)};
     hammer<decltype(flush)::value><<<1, 1024, 2 * 32 * sizeof(unsigned)>>>(p, k);

@@ -206,7 +206,7 @@ TEST(GpuClusterHistogram, OneCallPlansClustersOnlyWhereFaster)
   auto const want  = reference(pair_mode::self, ha, ha, nbins);
   policy_plan const plan = plan_histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
   EXPECT_EQ(plan.output, output_kind::warp_privatized) << plan;
-  EXPECT_GT(plan.passes, 1) << plan;
+  EXPECT_TRUE(plan.passes > 1 || plan.spill) << plan;
   auto r = histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
   r.counts.push_back(r.outside);
   EXPECT_EQ(r.counts, want);
@@ -223,7 +223,8 @@ TEST(GpuClusterHistogram, OneCallPlansClustersOnlyWhereFaster)
 }
 
 // Past about 400 k bins the one-call form plans one global atomic per pair (measured faster than
-// passes over windows) and its counts stay the CPU backend's.
+// passes over windows), or one pass that spills the bins outside its shared window to global
+// atomics, and its counts stay the CPU backend's.
 TEST(GpuClusterHistogram, OneCallTakesGlobalAtomicsForHugeHistograms)
 {
   TBT_REQUIRE_GPU();
@@ -233,7 +234,7 @@ TEST(GpuClusterHistogram, OneCallTakesGlobalAtomicsForHugeHistograms)
   for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
     auto const pairs = tbt::make_pairs(m, a.view(), b.view());
     policy_plan const plan = plan_histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
-    EXPECT_EQ(plan.output, output_kind::global_atomics) << plan;
+    EXPECT_TRUE(plan.output == output_kind::global_atomics || plan.spill) << plan;
     auto counts = tbt::poisoned<unsigned long long>(nbins + 1);
     histogram(pairs, squared_euclidean{}, bins_of<float>(nbins), thrust::raw_pointer_cast(counts.data()));
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

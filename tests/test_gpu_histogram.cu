@@ -178,3 +178,73 @@ TEST(GpuHistogramExtras, WeightedPeriodicAndTwoDimensional)
     }
   }
 }
+
+// Past shared memory, one pass can count a window of the slots in shared memory and spill the
+// others' updates to global atomics (the outside slot stays in per-lane shared counters):
+// windows at the start, the middle and the end of the slots, small ones (most updates spill)
+// and large ones, plain and weighted counts, every mode, with bins that leave nothing outside
+// and bins that leave most pairs outside; and the one-call form, which plans a spilling pass
+// where its sample falls inside one window.
+TEST(GpuHistogramExtras, SpillWindowsMatchCpuBackend)
+{
+  TBT_REQUIRE_GPU();
+  struct window {
+    int begin, size;
+  };
+  struct bins_case {
+    double lo, hi;
+    int n;
+  };
+  // Squared distances are integers in [0, 11907]; edges k / 4 - 1 / 8 stay off them.
+  for (bins_case const bc : {bins_case{-0.125, 14999.875, 60000}, bins_case{-0.125, 2999.875, 12000}}) {
+    uniform_bins<float> const bins(static_cast<float>(bc.lo), static_cast<float>(bc.hi), bc.n);
+    uniform_bins<double> const bins_d(bc.lo, bc.hi, bc.n);
+    int const slots = bc.n + 1;
+    for (pair_mode m : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+      tbt::host_points<float, 3> ha(tbt::quick() ? 400 : 1500, 21), hb(tbt::quick() ? 300 : 700, 22);
+      auto hda = ha.as<double>();
+      auto hdb = hb.as<double>();
+      tbt::device_points<float, 3> a(ha), b(hb);
+      auto const pairs = tbt::make_pairs(m, a.view(), b.view());
+      std::vector<unsigned long long> want(slots);
+      cpu::histogram(tbt::make_pairs(m, hda.view(), hdb.view()), squared_euclidean{}, bins_d, want.data());
+      std::vector<double> want_w(slots);
+      cpu::histogram(tbt::make_pairs(m, hda.weighted_view(), hdb.weighted_view()), squared_euclidean{}, bins_d, want_w.data());
+      for (window const w : {window{0, 1000}, window{slots / 3, 1000}, window{slots - 1000, 1000}, window{slots / 20, slots / 3},
+                             window{0, std::min(slots - 1, 50000)}}) {
+        std::string const what = std::to_string(slots) + " slots, " + tbt::mode_name(m) + ", window " + std::to_string(w.begin) +
+                                 "+" + std::to_string(w.size);
+        auto counts = tbt::poisoned<unsigned long long>(slots);
+        detail::launch_spilling<default_input>(pairs, squared_euclidean{}, bins, thrust::raw_pointer_cast(counts.data()),
+                                               detail::plan_spill(slots, w.begin, w.size, sizeof(unsigned int)), 0);
+        thrust::host_vector<unsigned long long> got = counts;
+        EXPECT_EQ(std::vector<unsigned long long>(got.begin(), got.end()), want) << what;
+        if (w.size > 20000) { continue; }  // 8-byte counters: 20000 of them fit
+        auto weighted = tbt::poisoned<double>(slots);
+        detail::launch_spilling<default_input>(tbt::make_pairs(m, a.weighted_view(), b.weighted_view()), squared_euclidean{},
+                                               bins, thrust::raw_pointer_cast(weighted.data()),
+                                               detail::plan_spill(slots, w.begin, w.size, sizeof(double)), 0);
+        thrust::host_vector<double> got_w = weighted;
+        EXPECT_EQ(std::vector<double>(got_w.begin(), got_w.end()), want_w) << "weighted " << what;
+      }
+      // The one-call form on these small sets (whatever it plans) gives the same counts.
+      auto r = histogram(pairs, squared_euclidean{}, bins);
+      r.counts.push_back(r.outside);
+      EXPECT_EQ(r.counts, want) << "one call " << tbt::mode_name(m);
+    }
+  }
+  // A set large enough for the plan to matter: 60001 slots need two passes, and the sample puts
+  // every pair inside one window, so the one-call form plans one spilling pass.
+  tbt::host_points<float, 3> hl(tbt::quick() ? 4000 : 20000, 23);
+  auto hdl = hl.as<double>();
+  tbt::device_points<float, 3> l(hl);
+  uniform_bins<float> const bins(-0.125f, 14999.875f, 60000);
+  std::vector<unsigned long long> want(60001);
+  cpu::histogram(self_pairs(hdl.view()), squared_euclidean{}, uniform_bins<double>(-0.125, 14999.875, 60000), want.data());
+  policy_plan const plan = plan_histogram(self_pairs(l.view()), squared_euclidean{}, bins);
+  EXPECT_TRUE(plan.spill) << plan;
+  EXPECT_EQ(plan.passes, 1) << plan;
+  auto r = histogram(self_pairs(l.view()), squared_euclidean{}, bins);
+  r.counts.push_back(r.outside);
+  EXPECT_EQ(r.counts, want) << plan;
+}

@@ -43,7 +43,7 @@ void expect_occupancy_matches_runtime(char const* what)
 
 template <class Input>
 using sdh_kernel = detail::pair_kernel<Input, detail::privatized_histogram_agent<distance_bins<float>, unsigned long long,
-                                                                                 unsigned int, Input::block_threads, false>,
+                                                                                 unsigned int, Input::block_threads, detail::window_mode::none>,
                                        points<float, 3>, squared_euclidean>;
 template <class Input>
 using count_kernel = detail::pair_kernel<Input, detail::reduction_agent<unsigned long long, cuda::std::plus<unsigned long long>,

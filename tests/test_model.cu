@@ -400,6 +400,9 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
                                       "shared_tile<32, 1>", "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
   static_assert(std::is_same_v<detail::global_histogram_inputs<points<float, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::cluster_histogram_inputs<points<float, 3>>, detail::input_list<input::shuffle_tile<256, 4>>>);
+  static_assert(std::is_same_v<detail::spill_histogram_inputs<points<float, 3>>,
+                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>>>);
+  static_assert(std::is_same_v<detail::spill_histogram_inputs<points<double, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
             (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<128, 1>", "shared_tile<32, 1>"}));
   // Names and TWOBODY_POLICY inputs come from the same entries.
@@ -537,4 +540,65 @@ TEST_F(no_policy_env, PredictionsFollowTheMeasuredBinsSweep)
             output_kind::global_atomics);
   EXPECT_NE(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 600001), h).to_string().find("global"),
             std::string::npos);
+}
+
+// Spilling histograms (past shared memory, one pass): the window that holds the most of a
+// sample (the outside slot, last, always stays in shared memory), how much spills and over how
+// many slots, the layout, and a predicted time that grows with the spill and with its
+// concentration on few slots (global atomics on one address serialize).
+TEST_F(no_policy_env, SpillWindowHoldsTheMostAndItsTimeGrowsWithTheSpill)
+{
+  using twobody::detail::densest_window;
+  //                                     0  1  2  3  4  5  6  7  8  9 (outside)
+  std::vector<unsigned long long> counts{0, 1, 5, 0, 7, 2, 0, 0, 9, 40};
+  auto const w3 = densest_window(counts, 3);  // 5 + 0 + 7 = 12 at 2 beats 0 + 9 (+ the outside slot, not counted)
+  EXPECT_EQ(w3.begin, 2);
+  EXPECT_DOUBLE_EQ(w3.spilled_share, 12.0 / 64.0);  // slots 1, 5 and 8 spill: 1 + 2 + 9 of 64
+  // Spread: 12 * 11 / (2 * 1 + 9 * 8) (below the 6 spilled slots 0, 1, 5, 6, 7 and 8).
+  EXPECT_DOUBLE_EQ(w3.spilled_slots, 12.0 * 11.0 / 74.0);
+  EXPECT_EQ(densest_window(counts, 1).begin, 8);
+  EXPECT_EQ(densest_window(counts, 10).begin, 0);
+  EXPECT_DOUBLE_EQ(densest_window(counts, 10).spilled_share, 0.0);
+  auto const w9 = densest_window(counts, 9);  // slots 0..8: nothing spills
+  EXPECT_EQ(w9.begin, 0);
+  EXPECT_DOUBLE_EQ(w9.spilled_share, 0.0);
+  EXPECT_DOUBLE_EQ(w9.spilled_slots, 1.0);
+  EXPECT_EQ(densest_window(std::vector<unsigned long long>(5, 0), 2).begin, 0);  // no sample: the first window
+  EXPECT_EQ(densest_window({0, 3, 3, 0, 0}, 2).begin, 1);                        // the earliest of equals
+  // Every spilled slot sampled once: spread over all of them, not 1 / 0.
+  auto const once = densest_window({1, 1, 1, 1, 1, 0}, 1);
+  EXPECT_DOUBLE_EQ(once.spilled_share, 0.8);
+  EXPECT_DOUBLE_EQ(once.spilled_slots, 4.0);
+  EXPECT_THROW(densest_window(counts, 0), twobody::error);
+
+  auto const layout = twobody::detail::plan_spill(65537, 100, 50000, 4);
+  EXPECT_TRUE(layout.spill);
+  EXPECT_EQ(layout.passes, 1);
+  EXPECT_EQ(layout.copies, 1);
+  EXPECT_EQ(layout.window_begin, 100);
+  EXPECT_EQ(layout.smem, (50000u + twobody::detail::spill_spare_counters) * 4u);
+  EXPECT_THROW(twobody::detail::plan_spill(65537, 65530, 10, 4), twobody::error);
+  EXPECT_THROW(twobody::detail::plan_spill(65537, -1, 10, 4), twobody::error);
+
+  device_info const h = device_info::h100_sxm();
+  problem const p     = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 65537);
+  input_candidate spill_input;
+  for (auto const& c : default_candidates(p)) {
+    if (c.name() == "shared_tile<256, 4>") { spill_input = c; }
+  }
+  ASSERT_EQ(spill_input.block_threads, 256);
+  policy_plan const none   = model::choose_spill_layout(p, h, spill_input, 0, 50000, 0.0, 1.0);
+  policy_plan const half   = model::choose_spill_layout(p, h, spill_input, 0, 50000, 0.5, 10000.0);
+  policy_plan const all    = model::choose_spill_layout(p, h, spill_input, 0, 50000, 1.0, 10000.0);
+  policy_plan const narrow = model::choose_spill_layout(p, h, spill_input, 0, 50000, 0.5, 2.0);
+  EXPECT_TRUE(none.spill);
+  EXPECT_EQ(none.window, 50000);
+  EXPECT_LT(none.predicted_seconds, half.predicted_seconds);
+  EXPECT_LT(half.predicted_seconds, all.predicted_seconds);
+  EXPECT_LT(half.predicted_seconds, narrow.predicted_seconds);
+  // Nothing spilled: one pass, below the two passes over windows the plain plan takes.
+  policy_plan const passes = choose_policy(p, h);
+  EXPECT_GT(passes.passes, 1) << passes;
+  EXPECT_LT(none.predicted_seconds, passes.predicted_seconds);
+  EXPECT_NE(none.to_string().find("spilled"), std::string::npos) << none;
 }

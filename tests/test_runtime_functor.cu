@@ -119,7 +119,7 @@ TEST(RuntimeFunctor, TheEngineKernelsOfTheOneCallFormsCompileByName)
     reduction_kernel<input::readonly_tile<256, 2>, float>::request().kernel,
     detail::pair_kernel<input::shared_tile<256, 4>,
                         detail::privatized_histogram_agent<uniform_bins<float>, unsigned long long,
-                                                           detail::shared_counter_t<unsigned long long>, 256, false>,
+                                                           detail::shared_counter_t<unsigned long long>, 256, detail::window_mode::none>,
                         points<float, 3>, runtime_functor<float, float, 3>>::request()
       .kernel,
   };

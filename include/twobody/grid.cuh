@@ -320,7 +320,7 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
   TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(Count) * static_cast<std::size_t>(slots), stream));
   // Shared 32-bit copies, flushed before a batch could wrap one, as many as the latency model
   // finds best next to this kernel's own shared memory; global atomics past shared memory.
-  using privatized = privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, false>;
+  using privatized = privatized_histogram_agent<Binning, Count, unsigned int, grid_block_threads, window_mode::none>;
   privatized_plan const plan = model::choose_copies(slots, sizeof(unsigned int),
                                                     grid_kernel_resources<statistic_visitor<privatized, F>, T, D>(opt.threads_per_query),
                                                     device_info::get(), model::grid_histogram_h100);

@@ -233,7 +233,7 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
   device_buffer counts(sizeof(C) * static_cast<std::size_t>(slots), stream);
   TWOBODY_CUDA_TRY(cudaMemsetAsync(counts.data(), 0, sizeof(C) * static_cast<std::size_t>(slots), stream));
   std::size_t const smem = sizeof(Counter) * static_cast<std::size_t>(slots);
-  using Private = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, false>;
+  using Private = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, window_mode::none>;
   // One shared copy per block while it fits (the tensor cores, not the updates, set the pace);
   // past that, one global atomic per pair.
   using Core                     = row_products_t<Input, T>;

@@ -100,7 +100,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
 {
   detail::check_histogram_args<F>(pairs, bins, d_counts);  // before planning
   detail::require_device_pointer(d_counts, "histogram: d_counts");
-  detail::run_planned_histogram(pairs, f, bins, d_counts, plan_histogram<Count>(pairs, f, bins), stream);
+  detail::run_planned_histogram(pairs, f, bins, d_counts, plan_histogram<Count>(pairs, f, bins, stream), stream);
 }
 
 /// One-call histogram returned to the host, on the backend `exec` names (the GPU form
@@ -120,7 +120,7 @@ histogram_result<pair_count_t<Points>> histogram(execution_policy const& exec, p
       detail::device_buffer d(bytes, stream);
       // A one-kernel plan writes the result into this thread's mapped host buffer too (no copy back).
       auto const [host, mapped] = detail::mapped_result_buffer(bytes);
-      bool const mirrored = detail::run_planned_histogram(pairs, f, bins, d.as<Count>(), plan_histogram<Count>(pairs, f, bins),
+      bool const mirrored = detail::run_planned_histogram(pairs, f, bins, d.as<Count>(), plan_histogram<Count>(pairs, f, bins, stream),
                                                           stream, static_cast<Count*>(mapped));
       std::vector<Count> all(bins.size() + 1);
       if (mirrored) {

@@ -126,6 +126,11 @@ using cluster_histogram_inputs = one_call_inputs<model::for_cluster_histogram, P
 template <class Points>
 using global_histogram_inputs = one_call_inputs<model::for_global_histogram, Points>;
 
+/// The inputs the one-call histogram compiles a spilling kernel for (a window of the bins in
+/// shared memory, the others to global atomics; histograms past shared memory).
+template <class Points>
+using spill_histogram_inputs = one_call_inputs<model::for_spill_histogram, Points>;
+
 template <class Points>
 using per_point_inputs = one_call_inputs<model::for_per_point, Points>;
 

@@ -153,8 +153,8 @@ struct frame_statistic_visitor : statistic_visitor<Agent, F> {
 /// The privatized histogram over frames: one histogram for the whole batch (summed), or one per
 /// frame (per_frame: counts + frame * stride), flushed to the frame's slot when the frame changes.
 template <class Binning, class Count, class Counter, int BlockThreads>
-struct frame_histogram_agent : privatized_histogram_agent<Binning, Count, Counter, BlockThreads, false> {
-  using base = privatized_histogram_agent<Binning, Count, Counter, BlockThreads, false>;
+struct frame_histogram_agent : privatized_histogram_agent<Binning, Count, Counter, BlockThreads, window_mode::none> {
+  using base = privatized_histogram_agent<Binning, Count, Counter, BlockThreads, window_mode::none>;
   struct params {
     typename base::params hist;  ///< hist.counts: the batch's output
     bool per_frame;

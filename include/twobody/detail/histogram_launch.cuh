@@ -64,10 +64,11 @@ constexpr unsigned long long max_increments_per_tile()
   }
 }
 
-/// The privatized-histogram kernel of an input policy (one pass, or windows of the bin range).
-template <class Input, class Points, class F, class Binning, class Count, bool Windowed>
+/// The privatized-histogram kernel of an input policy (one pass, windows of the bin range, or
+/// one window with the other slots spilled to global atomics).
+template <class Input, class Points, class F, class Binning, class Count, window_mode Mode>
 using privatized_kernel =
-  pair_kernel<Input, privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, Input::block_threads, Windowed>,
+  pair_kernel<Input, privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, Input::block_threads, Mode>,
               Points, F>;
 
 /// Launches the privatized histogram with `layout` (copies, windows, shared memory) on pairs the
@@ -82,8 +83,9 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
   using Counter = shared_counter_t<Count>;
   int const slots = bins.size() + 1;
   unsigned long long const limit = flush_limit_for<Counter>(max_increments_per_tile<Input>());
+  TWOBODY_EXPECTS(!layout.spill, "internal: a spilling layout launches with launch_spilling");
   if (layout.passes == 1) {
-    using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+    using single = privatized_kernel<Input, Points, F, Binning, Count, window_mode::none>;
     launch_plan lp = single::plan(dev, layout.smem);
     lp.cooperative = Input::tiled && cooperative_launches();
     if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
@@ -93,7 +95,7 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     return mirrored;
   }
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
-  using windowed = privatized_kernel<Input, Points, F, Binning, Count, true>;
+  using windowed = privatized_kernel<Input, Points, F, Binning, Count, window_mode::passes>;
   auto const lp  = windowed::plan(dev, layout.smem);
   for (int pass = 0; pass < layout.passes; ++pass) {
     int const begin = pass * layout.window;
@@ -102,6 +104,26 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     windowed::launch(lp, dev, f, p, stream);
   }
   return false;
+}
+
+/// Launches the spilling histogram (`layout` from plan_spill: one pass, one copy of the slots
+/// layout.window_begin .. + layout.window in shared memory, the other slots' updates to global
+/// atomics, the outside slot in per-lane shared counters) on pairs the kernels can read (at
+/// least one pair), after zeroing d_counts (the spilled updates land there during the pass).
+template <class Input, class Points, class F, class Binning, class Count>
+void launch_spilling(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
+                     privatized_plan const& layout, cudaStream_t stream)
+{
+  using Counter   = shared_counter_t<Count>;
+  using spilling  = privatized_kernel<Input, Points, F, Binning, Count, window_mode::spill>;
+  int const slots = bins.size() + 1;
+  TWOBODY_EXPECTS(layout.spill && layout.copies == 1 && layout.window_begin >= 0 && layout.window >= 1 &&
+                    layout.window_begin + layout.window <= slots,
+                  "histogram: the spill window is not inside the slots");
+  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
+  typename spilling::params p{bins, d_counts, 1, layout.window_begin, layout.window,
+                              flush_limit_for<Counter>(max_increments_per_tile<Input>())};
+  spilling::launch(spilling::plan(dev, layout.smem), dev, f, p, stream);
 }
 
 /// The cluster-shared histogram kernel of an input policy (output/cluster_histogram.cuh).
@@ -161,7 +183,9 @@ struct histogram_kernels {
   template <class Input>
   using global = global_kernel<Input, Points, F, Binning, Count>;
   template <class Input>
-  using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+  using single = privatized_kernel<Input, Points, F, Binning, Count, window_mode::none>;
+  template <class Input>
+  using spill = privatized_kernel<Input, Points, F, Binning, Count, window_mode::spill>;
   template <class Input>
   using cluster = cluster_kernel<Input, Points, F, Binning, Count>;
 };
@@ -179,7 +203,7 @@ void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning con
     return;
   }
   staged_pairs<Points> const staged(pairs, stream);
-  using single = privatized_kernel<Input, Points, F, Binning, Count, false>;
+  using single = privatized_kernel<Input, Points, F, Binning, Count, window_mode::none>;
   privatized_plan const layout =
     plan_privatized(slots, copies, sizeof(shared_counter_t<Count>), single::dynamic_smem_limit());
   launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream);

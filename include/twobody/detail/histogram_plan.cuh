@@ -15,6 +15,8 @@ struct privatized_plan {
   int passes  = 1;  ///< passes over all pairs (more than one only past shared memory)
   std::size_t smem = 0;  ///< dynamic shared memory per block
   int cluster = 0;  ///< blocks of a thread-block cluster sharing one histogram (0: each block its own copies)
+  bool spill  = false;     ///< one pass: slots window_begin .. + window in shared memory, the others to global atomics
+  int window_begin = 0;    ///< spill: the first slot of the shared window
 };
 
 /// Fits `copies_wanted` copies of `slots` counters of `counter_bytes` into `smem_limit`
@@ -75,6 +77,72 @@ inline privatized_plan plan_cluster(int slots, int cluster, int copies, std::siz
   p.window  = (slots + p.passes - 1) / p.passes;  // equal windows: the smallest shares that need no more passes
   p.smem    = static_cast<std::size_t>((p.window + cluster - 1) / cluster) * per_slot;
   return p;
+}
+
+/// Words past the window that a spilling pass adds (one spare counter per lane).
+inline constexpr int spill_spare_counters = 32;
+
+/// One pass of one copy: the `window` slots from `begin` in shared memory (`counter_bytes`
+/// each, plus the lanes' spare counters), every other slot's updates to global atomics.
+inline privatized_plan plan_spill(int slots, int begin, int window, std::size_t counter_bytes)
+{
+  TWOBODY_EXPECTS(window >= 1 && begin >= 0 && begin + window <= slots, "histogram: the spill window is not inside the slots");
+  privatized_plan p;
+  p.copies       = 1;
+  p.window       = window;
+  p.passes       = 1;
+  p.spill        = true;
+  p.window_begin = begin;
+  p.smem         = static_cast<std::size_t>(window + spill_spare_counters) * counter_bytes;
+  return p;
+}
+
+/// Where a spilling pass (plan_spill) should put its window, from a sample of the slots'
+/// updates (`counts`, the last slot being the outside slot, which a spilling pass always counts
+/// in shared memory): the first slot of the `window` consecutive slots holding the most of
+/// the other slots' counts (the earliest among equals), the share of all counts spilled to
+/// global atomics, and over how many slots the spilled updates spread (1 / the probability
+/// that two spilled updates share a slot, estimated without bias; at most the spilled slots):
+/// global atomics on few addresses serialize.
+struct spill_window {
+  int begin              = 0;
+  double spilled_share   = 0.0;
+  double spilled_slots   = 0.0;
+};
+inline spill_window densest_window(std::vector<unsigned long long> const& counts, int window)
+{
+  TWOBODY_EXPECTS(window >= 1, "histogram: a window needs at least one slot");
+  TWOBODY_EXPECTS(!counts.empty(), "histogram: no slots to place a window in");
+  int const slots = static_cast<int>(counts.size());
+  auto count_of   = [&](int s) { return s == slots - 1 ? 0ull : counts[s]; };  // the outside slot stays in shared memory
+  unsigned long long total = 0;
+  for (unsigned long long c : counts) { total += c; }
+  spill_window w;
+  if (window >= slots || total == 0) { return w; }
+  unsigned long long in = 0;
+  for (int s = 0; s < window; ++s) { in += count_of(s); }
+  unsigned long long best = in;
+  for (int b = 1; b + window <= slots; ++b) {
+    in += count_of(b + window - 1);
+    in -= count_of(b - 1);
+    if (in > best) {
+      best    = in;
+      w.begin = b;
+    }
+  }
+  double spilled = 0.0, pairs_of_equal = 0.0;
+  long long spilled_slots = 0;
+  for (int s = 0; s < slots - 1; ++s) {
+    if (s >= w.begin && s < w.begin + window) { continue; }
+    double const c = static_cast<double>(counts[s]);
+    spilled += c;
+    pairs_of_equal += c * (c - 1.0);
+    ++spilled_slots;
+  }
+  w.spilled_share = spilled / static_cast<double>(total);
+  double const spread = pairs_of_equal > 0.0 ? spilled * (spilled - 1.0) / pairs_of_equal : static_cast<double>(spilled_slots);
+  w.spilled_slots     = std::max(1.0, std::min(spread, static_cast<double>(spilled_slots)));
+  return w;
 }
 
 }  // namespace twobody::detail

@@ -6,6 +6,7 @@
 
 #include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/histogram_launch.cuh>
+#include <twobody/detail/histogram_sample.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/points.cuh>
@@ -18,17 +19,64 @@
 
 namespace twobody {
 
+namespace detail {
+
+/// Whether `stream` is being captured into a CUDA graph (no synchronous step may run then).
+inline bool stream_capturing(cudaStream_t stream)
+{
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  TWOBODY_CUDA_TRY(cudaStreamIsCapturing(stream, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+/// For a histogram past shared memory (`plan` in passes or global atomics): the spilling plan
+/// (one pass; the window of slots where a sample of the pairs falls most, and the outside slot,
+/// in shared memory, the other slots' updates to global atomics) when the cost model predicts
+/// it faster, else `plan`.
+/// Samples the data: one small kernel and a synchronous copy on `stream`.
+template <class Kernels, class Points, class F, class Binning>
+policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Binning const& bins, problem const& p,
+                                  policy_plan const& plan, cudaStream_t stream)
+{
+  bool const past_shared = (plan.output == output_kind::warp_privatized && plan.passes > 1) ||
+                           plan.output == output_kind::global_atomics;
+  // Shapes without data (the host layer plans a block pair's shape) have nothing to sample.
+  bool const has_data = pairs.a.coords[0] != nullptr && pairs.b.coords[0] != nullptr;
+  if (!past_shared || !has_data || plan.forced || pairs.count() == 0 || active_runtime_source() != nullptr ||
+      stream_capturing(stream)) {
+    return plan;
+  }
+  std::vector<input_candidate> const spill = candidates_of<Kernels::template spill>(spill_histogram_inputs<Points>{});
+  device_info const& dev = device_info::get();
+  std::vector<unsigned long long> sample;  // taken once, for the first candidate that needs it
+  policy_plan best = plan;
+  for (input_candidate const& c : spill) {
+    std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
+    long long const window = static_cast<long long>(smem_left / static_cast<std::size_t>(p.counter_bytes)) - spill_spare_counters;
+    if (window < 1 || window >= p.slots) { continue; }
+    if (sample.empty()) { sample = sample_slot_counts(pairs, f, bins, stream); }
+    spill_window const w      = densest_window(sample, static_cast<int>(window));
+    policy_plan const spilling = model::choose_spill_layout(p, dev, c, w.begin, static_cast<int>(window), w.spilled_share, w.spilled_slots);
+    if (spilling.predicted_seconds < best.predicted_seconds) { best = spilling; }
+  }
+  return best;
+}
+
+}  // namespace detail
+
 /// The plan the one-call histogram runs for these arguments: input policy, private copies,
 /// occupancy and predicted time from the cost model (model/policy.cuh). Needs a GPU (it reads
-/// the kernels' register counts); TWOBODY_POLICY forces parts of it.
+/// the kernels' register counts); TWOBODY_POLICY forces parts of it. Histograms past shared
+/// memory may take a spilling plan, chosen from a sample of the pairs' bins (one small kernel
+/// and a synchronous copy on `stream`; not while `stream` is being captured).
 template <class Count = void, class Points, class F, class Binning>
-policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning const& bins)
+policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream = 0)
 {
   using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
   using Counter = detail::shared_counter_t<C>;
   problem const p = detail::histogram_problem<Counter>(pairs, bins.size() + 1);
   using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
-  return detail::cached_plan<kernels>(p, [] {
+  policy_plan const plan = detail::cached_plan<kernels>(p, [] {
     std::vector<input_candidate> candidates =
       detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
     auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
@@ -39,6 +87,7 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const&, Binning cons
     add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
     return candidates;
   });
+  return detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
 }
 
 namespace detail {
@@ -55,13 +104,15 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized ||
                     plan.output == output_kind::global_atomics,
                   "histogram: the plan is not a histogram's");
-  TWOBODY_EXPECTS(plan.window * plan.passes >= bins.size() + 1, "histogram: the plan is for fewer bins");
+  TWOBODY_EXPECTS(plan.spill ? plan.window_begin >= 0 && plan.window_begin + plan.window <= bins.size() + 1
+                             : plan.window * plan.passes >= bins.size() + 1,
+                  "histogram: the plan is for fewer bins");
   if (pairs.count() == 0) {  // no launch: the launches below zero d_counts themselves
     TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
     return false;
   }
   staged_pairs<Points> const staged(pairs, stream);
-  privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster};
+  privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster, plan.spill, plan.window_begin};
   if (plan.output == output_kind::global_atomics) {
     with_chosen_input(global_histogram_inputs<Points>{}, plan.input,
                       [&](auto in) { launch_global<decltype(in)>(staged.pairs(), f, bins, d_counts, stream); });
@@ -70,6 +121,12 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   if (plan.output == output_kind::cluster_privatized) {
     with_chosen_input(cluster_histogram_inputs<Points>{}, plan.input, [&](auto in) {
       launch_cluster<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
+    });
+    return false;
+  }
+  if (plan.spill) {
+    with_chosen_input(spill_histogram_inputs<Points>{}, plan.input, [&](auto in) {
+      launch_spilling<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
     });
     return false;
   }

@@ -129,6 +129,9 @@ struct policy_plan {
   int passes           = 1;   ///< histograms: passes over all pairs (windows of the bin range)
   int window           = 0;   ///< histograms: slots counted per pass
   int cluster          = 0;   ///< cluster_privatized: blocks per thread-block cluster
+  bool spill           = false;  ///< warp_privatized in one pass: slots window_begin .. + window in shared
+                                 ///< memory, the others' updates to global atomics
+  int window_begin     = 0;   ///< spill: the first slot of the shared window
   std::size_t dynamic_smem = 0;
   occupancy occ;
   long long rounds          = 0;
@@ -143,6 +146,7 @@ struct policy_plan {
     if (output == output_kind::warp_privatized) { s << "{" << copies << "}"; }
     if (output == output_kind::cluster_privatized) { s << "{" << cluster << " blocks, " << copies << " copies}"; }
     if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
+    if (spill) { s << " over slots " << window_begin << ".." << window_begin + window - 1 << ", the others spilled to global atomics"; }
     s << "; " << occ.blocks_per_sm << " blocks/SM (limited by " << twobody::to_string(occ.limit) << "), " << rounds
       << " rounds, predicted " << predicted_seconds * 1e3 << " ms" << (forced ? " [forced by TWOBODY_POLICY]" : "")
       << "; " << reason;
@@ -276,6 +280,48 @@ inline policy_plan choose_cluster_layout(problem const& p, device_info const& de
       }
     }
   }
+  return best;
+}
+
+/// The spilling layout (one copy of `window` slots from `begin` in shared memory, the other
+/// slots' updates to global atomics, one pass) on candidate `c` (a spill kernel), where a share
+/// `spilled_share` of the updates goes to global atomics, spread over `spilled_slots` slots
+/// (both sampled: detail::densest_window): the one-pass time of a one-copy window plus the
+/// global atomics of the spilled pairs at the global-atomics rate for that many slots.
+/// Infinite when nothing fits.
+inline policy_plan choose_spill_layout(problem const& p, device_info const& dev, input_candidate const& c, int begin,
+                                       int window, double spilled_share, double spilled_slots)
+{
+  policy_plan best;
+  best.predicted_seconds      = std::numeric_limits<double>::infinity();
+  cost_constants const k      = h100_constants(c);
+  long long const tile        = static_cast<long long>(c.block_threads) * c.points_per_thread;
+  long long const items       = tile_pairs(p, tile);
+  auto const counter_bytes    = static_cast<std::size_t>(p.counter_bytes);
+  detail::privatized_plan const layout = detail::plan_spill(p.slots, begin, window, counter_bytes);
+  occupancy const occ = blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
+  if (occ.blocks_per_sm == 0) { return best; }
+  double const lat      = privatized_latency(layout.window, 1, k.histogram) * k.spill_pass_factor;
+  double const t_shared = predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram,
+                                            diagonal_extra(p, k), 0, copies_setup(1, layout.window, k.histogram));
+  double const visited  = std::max(pair_count(p), static_cast<double>(items) * static_cast<double>(tile * tile) *
+                                                    (p.mode == pair_mode::self ? 0.5 : 1.0));
+  double const t_global =
+    spilled_share * visited * (k.global.per_pair + k.global.per_pair_per_slot_inverse / std::max(1.0, spilled_slots));
+  best.input             = c;
+  best.output            = output_kind::warp_privatized;
+  best.copies            = 1;
+  best.window            = layout.window;
+  best.window_begin      = begin;
+  best.spill             = true;
+  best.dynamic_smem      = layout.smem;
+  best.occ               = occ;
+  best.rounds            = rounds(items, occ.blocks_per_sm, dev.sm_count);
+  best.predicted_seconds = t_shared + t_global;
+  std::ostringstream why;
+  why << p.slots << " slots x " << p.counter_bytes << " B: " << layout.window << " and the outside slot in shared memory hold "
+      << 100.0 * (1.0 - spilled_share) << "% of a sample of the pairs, the rest spill to global atomics";
+  best.reason = why.str();
   return best;
 }
 

@@ -57,9 +57,16 @@ inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8};
 // times the model's time of one pass of the same layout: 2^20-point SDH, shared_tile<256, 8>,
 // one block per SM, 65536 bins in 2 passes 1.37 s, 262144 in 5 passes 4.36 s and 1048576 in 20
 // passes 15.4 s (the last two: bench_cost_model at 7f2d429, 2026-11-23) against about 0.28 s
-// predicted per pass. Not understood yet: no register spills, the same layout in one pass
-// (32768 bins) runs as predicted.
+// predicted per pass. The pass's branch around each update is the likely cause: its SASS has a
+// convergence barrier (BSSY/BSYNC) per pair where the one-pass kernel has none; predicated
+// updates instead (plain or PTX) ran 1.4 times slower still.
 inline constexpr double h100_window_pass_factor = 2.74;
+// A spilling pass (one copy of a window of the bins, the rest to global atomics) takes this many
+// times the model's time of one pass of the same layout, plus the global atomics it spills:
+// 2^20-point SDH, shared_tile<256, 4>, 65536 bins, 0.015% spilled: 0.558 s against 0.289 s
+// predicted (bench_bins, H100, 2026-11-26). The spill's branch around the global atomic costs
+// what the passes' branch does, in part.
+inline constexpr double h100_spill_pass_factor = 1.93;
 }  // namespace model
 
 /// The model's constants for one input candidate on one GPU.
@@ -70,6 +77,7 @@ struct cost_constants {
   cluster_constants cluster = model::h100_cluster;  ///< cluster_privatized (the same for every input)
   global_atomic_constants global = model::h100_global;  ///< global_atomics (the same for every input)
   double window_pass_factor = model::h100_window_pass_factor;  ///< warp_privatized in several passes
+  double spill_pass_factor  = model::h100_spill_pass_factor;   ///< warp_privatized spilling to global atomics
 };
 
 namespace model {
@@ -81,6 +89,7 @@ enum statistic_use : unsigned {
   for_per_point         = 4u,
   for_cluster_histogram = 8u,  ///< cluster-shared histograms (cluster_privatized, sm_90+)
   for_global_histogram  = 16u, ///< histograms with one global atomic per pair (global_atomics)
+  for_spill_histogram   = 32u, ///< one copy of a window of the bins, the other bins to global atomics
 };
 
 /// A shape the one-call forms compile for an input policy, with its kernels' registers per
@@ -144,8 +153,9 @@ struct input_entry<input_kind::shared_tile> {
   // so one point per thread: measured on the H100 (GPU time of one RDF call, 128 bins),
   // 64 x 2 took 17 us at N = 256 and 1024, 128 x 1 11 us, 32 x 1 7 us; at N = 4096 128 x 1
   // 16 us, 64 x 2 19 us.
-  using one_call = shape_list<compiled_shape<for_histogram | for_per_point, 256, 8, 128>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram, 256, 4, 126>,
+  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128>,
+                              compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
+                                               for_spill_histogram, 256, 4, 126>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 128, 1, 64>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>>;
   static constexpr cost_constants h100(int block_threads, int points_per_thread)

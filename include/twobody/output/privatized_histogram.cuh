@@ -13,8 +13,10 @@
 ///
 /// Counters are 32-bit in shared memory for plain counts and are flushed into the 64-bit
 /// result before any of them can wrap. Histograms with more slots than shared memory holds
-/// keep working: the copies are reduced to what fits, and with one copy past the limit the
-/// bin range is covered in several passes (each pass counts the bins of one window).
+/// keep working: the copies are reduced to what fits, and with one copy past the limit either
+/// the bin range is covered in several passes (each pass counts the bins of one window), or one
+/// pass counts the window where most values fall in shared memory and spills the other values
+/// to the global result (one global atomic each).
 #pragma once
 
 #include <twobody/model/policy_kinds.cuh>
@@ -93,15 +95,24 @@ __device__ __forceinline__ Count take_slot_sum(Counter* h, int s, int copies)
   return sum;
 }
 
-template <class Binning, class Count, class Counter, int BlockThreads, bool Windowed>
+/// How a privatized histogram covers the slots: all of them in shared memory; a window per
+/// pass (the others skipped); or a window in shared memory and the others spilled to the
+/// global counts.
+enum class window_mode { none, passes, spill };
+
+template <class Binning, class Count, class Counter, int BlockThreads, window_mode Mode>
 struct privatized_histogram_agent
-  : slot_updates<privatized_histogram_agent<Binning, Count, Counter, BlockThreads, Windowed>, Counter> {
+  : slot_updates<privatized_histogram_agent<Binning, Count, Counter, BlockThreads, Mode>, Counter> {
+  /// Spill mode: the outside slot (values outside the bins: often many of them, and all on one
+  /// address in global memory) is always counted in shared memory, one counter per lane past
+  /// the window.
+  static constexpr int spare_words = Mode == window_mode::spill ? 32 : 0;
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
     int copies;                      ///< private copies per block
-    int window_begin;                ///< first slot counted by this pass
-    int window_size;                 ///< slots counted by this pass (all of them without windows)
+    int window_begin;                ///< first slot counted in shared memory by this pass
+    int window_size;                 ///< slots counted in shared memory (all of them in mode none)
     unsigned long long flush_limit;  ///< flush once this many increments may have reached one counter
     bool zero_counts = false;        ///< zero the window of `counts` first (needs a cooperative launch)
     Count* mirror    = nullptr;      ///< if set, the window's result is copied here at the end (mapped host
@@ -113,15 +124,17 @@ struct privatized_histogram_agent
   Counter* h;
   int stride_bytes;  ///< bytes between the counters of one copy
   int mine_bytes;    ///< byte offset of this lane's copy
+  int spare_bytes;   ///< spill mode: byte offset of this lane's outside counter
   unsigned long long pending = 0;
 
   __device__ privatized_histogram_agent(params const& p_, temp_storage&, void* dyn)
     : p(p_),
       h(static_cast<Counter*>(dyn)),
       stride_bytes(p_.copies * int(sizeof(Counter))),
-      mine_bytes((threadIdx.x & 31) % p_.copies * int(sizeof(Counter)))
+      mine_bytes((threadIdx.x & 31) % p_.copies * int(sizeof(Counter))),
+      spare_bytes(p_.window_size * stride_bytes + int(threadIdx.x & 31) * int(sizeof(Counter)))
   {
-    int const words = p.window_size * p.copies;
+    int const words = p.window_size * p.copies + spare_words;
     for (int i = threadIdx.x; i < words; i += BlockThreads) { h[i] = Counter{}; }
     if (p.zero_counts) {
       // One kernel instead of a memset and a kernel: each block zeroes its share of the output,
@@ -136,11 +149,25 @@ struct privatized_histogram_agent
 
   __device__ void add(int slot, Counter c)
   {
-    if constexpr (Windowed) {
+    if constexpr (Mode == window_mode::passes) {
       // A branch, not a predicated update: predicated (every pair issuing its update) every pass
-      // took 38% longer (H100, 2^20-point SDH, 65536 bins in 2 passes: 1.90 s against 1.37 s).
+      // took 38% longer (H100, 2^20-point SDH, 65536 bins in 2 passes: 1.90 s against 1.37 s;
+      // again with predicated PTX reductions, 1.90 s).
       slot -= p.window_begin;
       if (static_cast<unsigned>(slot) >= static_cast<unsigned>(p.window_size)) { return; }
+    }
+    if constexpr (Mode == window_mode::spill) {
+      // Every pair updates shared memory (its window slot, else its lane's outside counter,
+      // adding zero for a spilled pair), so only the rare spill is a branch: with the shared
+      // update predicated too (PTX) the pass took twice as long (H100, 65536 bins: 1.11 s
+      // against 0.56 s).
+      int const local         = slot - p.window_begin;
+      bool const inside       = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
+      bool const outside_bins = slot == p.bins.size();
+      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
+                inside || outside_bins ? c : Counter{});
+      if (!inside && !outside_bins) { atomicAdd(p.counts + slot, static_cast<Count>(c)); }
+      return;
     }
     // Byte offsets keep the address one IMAD (slot * stride + mine) in the hot loop.
     atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (slot * stride_bytes + mine_bytes)), c);
@@ -164,6 +191,14 @@ struct privatized_histogram_agent
       // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.
       Count const sum = take_slot_sum<Count>(h, s, p.copies);
       if (sum != Count{}) { atomicAdd(p.counts + p.window_begin + s, sum); }
+    }
+    if constexpr (Mode == window_mode::spill) {
+      if (threadIdx.x < 32) {  // the lanes' outside counters (one copy each)
+        Counter* const spare = h + p.window_size * p.copies;
+        Count const sum      = static_cast<Count>(spare[threadIdx.x]);
+        spare[threadIdx.x]   = Counter{};
+        if (sum != Count{}) { atomicAdd(p.counts + p.bins.size(), sum); }
+      }
     }
     __syncthreads();
   }

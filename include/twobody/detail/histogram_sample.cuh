@@ -1,0 +1,79 @@
+#pragma once
+
+/// A sample of the slots a histogram's pairs update: what a planner needs to place a window of
+/// the bins in shared memory where most pairs fall (histograms past shared memory, spill mode).
+
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/pinned_array.cuh>
+#include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace twobody::detail {
+
+#ifdef __CUDACC__
+/// Sample pair q = (ia, ib) of the sampled points; its slot, or -1 where both are one point of
+/// a self or ordered set.
+template <class Points, class F, class Binning>
+__global__ void sample_slots_kernel(pair_set<Points> sample, F f, Binning bins, int* slots)
+{
+  long long const q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q >= static_cast<long long>(sample.a.size) * sample.b.size) { return; }
+  size_type const i = static_cast<size_type>(q / sample.b.size), j = static_cast<size_type>(q % sample.b.size);
+  slots[q] = sample.mode != pair_mode::cross && i == j ? -1 : slot_of(bins, f(sample.a[i], sample.b[j]));
+}
+
+/// Points 0, s, 2 s, ... (`count` of them, s = size / count) of `from` (host or device memory)
+/// into `to` (device memory, count x D values), as a view of unweighted coordinates.
+template <class Points>
+Points gather_sample(Points const& from, int count, typename Points::value_type* to, cudaStream_t stream)
+{
+  using T                = typename Points::value_type;
+  size_type const stride = from.size / count;
+  Points view{};
+  view.size = count;
+  for (int d = 0; d < Points::dims; ++d) {
+    T* const dst = to + static_cast<std::size_t>(d) * count;
+    TWOBODY_CUDA_TRY(cudaMemcpy2DAsync(dst, sizeof(T), from.coords[d], sizeof(T) * static_cast<std::size_t>(stride), sizeof(T),
+                                       static_cast<std::size_t>(count), cudaMemcpyDefault, stream));
+    view.coords[d] = dst;
+  }
+  return view;
+}
+
+/// Counts per slot (bins.size() + 1 of them) of the pairs among up to `per_side` evenly spaced
+/// points of A and as many of B (host or device memory): small copies, one small kernel and a
+/// synchronous copy back on `stream`.
+template <class Points, class F, class Binning>
+std::vector<unsigned long long> sample_slot_counts(pair_set<Points> const& pairs, F const& f, Binning const& bins,
+                                                   cudaStream_t stream, int per_side = 256)
+{
+  using T = typename Points::value_type;
+  std::vector<unsigned long long> counts(static_cast<std::size_t>(bins.size()) + 1, 0ull);
+  int const per_a = static_cast<int>(std::min<size_type>(per_side, pairs.a.size));
+  int const per_b = pairs.mode == pair_mode::cross ? static_cast<int>(std::min<size_type>(per_side, pairs.b.size)) : per_a;
+  if (per_a == 0 || per_b == 0) { return counts; }
+  device_buffer points(sizeof(T) * Points::dims * static_cast<std::size_t>(per_a + per_b), stream);
+  pair_set<Points> sample{pairs.mode, gather_sample(pairs.a, per_a, points.as<T>(), stream), {}};
+  sample.b = pairs.mode == pair_mode::cross
+               ? gather_sample(pairs.b, per_b, points.as<T>() + static_cast<std::size_t>(Points::dims) * per_a, stream)
+               : sample.a;
+  std::size_t const n = static_cast<std::size_t>(per_a) * static_cast<std::size_t>(per_b);
+  device_buffer slots(sizeof(int) * n, stream);
+  sample_slots_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(sample, f, bins, slots.as<int>());
+  TWOBODY_CHECK_LAUNCH();
+  std::vector<int> host(n);
+  copy_to_host_sync(host.data(), slots.as<int>(), n, stream);
+  for (int s : host) {
+    if (s >= 0) { ++counts[std::min<std::size_t>(static_cast<std::size_t>(s), counts.size() - 1)]; }
+  }
+  return counts;
+}
+#endif  // __CUDACC__
+
+}  // namespace twobody::detail
