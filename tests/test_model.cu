@@ -602,3 +602,33 @@ TEST_F(no_policy_env, SpillWindowHoldsTheMostAndItsTimeGrowsWithTheSpill)
   EXPECT_LT(none.predicted_seconds, passes.predicted_seconds);
   EXPECT_NE(none.to_string().find("spilled"), std::string::npos) << none;
 }
+
+// The spilling pass's predictions against bench_bins on the H100 (2^20-point SDH, 2026-11-26 at
+// 9b97e67, benchmarks/results/bins-spill-h100-2026-11-26/): the sampled spilled share and
+// spread of each run, the measured seconds, within 15% (the issue asks 25%).
+TEST_F(no_policy_env, SpillPredictionsFollowTheMeasuredSweep)
+{
+  device_info const h = device_info::h100_sxm();
+  struct row {
+    int bins;
+    int points_per_thread;
+    int window;
+    double spilled_share, spilled_slots, measured_s;
+  };
+  for (row const r : {row{65536, 4, 53984, 0.000153, 9.0, 0.5918}, row{65536, 8, 49888, 0.001195, 77.0, 0.5703},
+                      row{131072, 4, 53984, 0.1484, 7286.0, 1.4694}, row{131072, 8, 49888, 0.1871, 8799.0, 1.5368},
+                      row{262144, 4, 53984, 0.4951, 23718.0, 3.6411}, row{262144, 8, 49888, 0.5294, 25131.0, 3.7593},
+                      row{524288, 4, 53984, 0.7358, 39529.0, 4.6907}, row{1048576, 4, 53984, 0.8648, 50403.0, 5.4246}}) {
+    problem const p = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, r.bins + 1);
+    input_candidate c;
+    for (auto const& d : default_candidates(p)) {
+      if (d.input == input_kind::shared_tile && d.block_threads == 256 && d.points_per_thread == r.points_per_thread &&
+          d.histogram_output == output_kind::warp_privatized) {
+        c = d;
+      }
+    }
+    ASSERT_EQ(c.points_per_thread, r.points_per_thread);
+    policy_plan const s = model::choose_spill_layout(p, h, c, 0, r.window, r.spilled_share, r.spilled_slots);
+    EXPECT_NEAR(s.predicted_seconds / r.measured_s, 1.0, 0.15) << r.bins << " bins, " << r.points_per_thread << ": " << s;
+  }
+}

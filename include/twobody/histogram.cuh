@@ -94,7 +94,8 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
 
 /// One-call histogram into device memory (asynchronous): the cost model picks the input
 /// policy, the private copies and the windows (plan_histogram says which), and the launch
-/// follows that plan.
+/// follows that plan. Past shared memory the plan samples the data first (a small synchronous
+/// copy on `stream`, skipped while `stream` is being captured).
 template <class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {

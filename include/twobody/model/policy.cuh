@@ -287,7 +287,8 @@ inline policy_plan choose_cluster_layout(problem const& p, device_info const& de
 /// slots' updates to global atomics, one pass) on candidate `c` (a spill kernel), where a share
 /// `spilled_share` of the updates goes to global atomics, spread over `spilled_slots` slots
 /// (both sampled: detail::densest_window): the one-pass time of a one-copy window plus the
-/// global atomics of the spilled pairs at the global-atomics rate for that many slots.
+/// global atomics of the spilled pairs, at the global-atomics rate for these bins or, where
+/// they spread over few slots, at the rate of updates serialized on those slots.
 /// Infinite when nothing fits.
 inline policy_plan choose_spill_layout(problem const& p, device_info const& dev, input_candidate const& c, int begin,
                                        int window, double spilled_share, double spilled_slots)
@@ -306,8 +307,10 @@ inline policy_plan choose_spill_layout(problem const& p, device_info const& dev,
                                             diagonal_extra(p, k), 0, copies_setup(1, layout.window, k.histogram));
   double const visited  = std::max(pair_count(p), static_cast<double>(items) * static_cast<double>(tile * tile) *
                                                     (p.mode == pair_mode::self ? 0.5 : 1.0));
-  double const t_global =
-    spilled_share * visited * (k.global.per_pair + k.global.per_pair_per_slot_inverse / std::max(1.0, spilled_slots));
+  // Spread updates cost what global atomics over these bins do; updates on few slots serialize.
+  double const per_update = std::max(k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots,
+                                     k.global.one_address_per_update / std::max(1.0, spilled_slots));
+  double const t_global   = spilled_share * visited * per_update;
   best.input             = c;
   best.output            = output_kind::warp_privatized;
   best.copies            = 1;

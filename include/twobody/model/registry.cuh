@@ -47,12 +47,18 @@ inline constexpr cluster_constants h100_cluster{2.14, 1.49e-9, 0.75e-9};
 struct global_atomic_constants {
   double per_pair;
   double per_pair_per_slot_inverse;
+  /// Seconds per update when all of them hit one address (they serialize there): what bounds
+  /// updates that spread over few slots.
+  double one_address_per_update = 4.0e-10;
 };
 namespace model {
 // H100, bench_bins 2026-11-25 (benchmarks/results/bins-faff8df-h100-2026-11-25/): a 2^20-point
 // SDH with shared_tile<256, 4> + global_atomics took 18.4, 7.31, 6.49 and 6.05 s at 4096, 65536,
 // 131072 and 1048576 bins (fitted within 8%).
-inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8};
+// One address: a spilling (r_p, pi) pass whose spilled updates all went to the outside slot
+// took 10.15 s for 2.4e10 of them (bench_bins, 2026-11-26, before the outside slot stayed in
+// shared memory): 4.0e-10 s each.
+inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8, 4.0e-10};
 // Passes over windows of the bin range (one copy per block, past shared memory) take this many
 // times the model's time of one pass of the same layout: 2^20-point SDH, shared_tile<256, 8>,
 // one block per SM, 65536 bins in 2 passes 1.37 s, 262144 in 5 passes 4.36 s and 1048576 in 20
@@ -63,10 +69,13 @@ inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8};
 inline constexpr double h100_window_pass_factor = 2.74;
 // A spilling pass (one copy of a window of the bins, the rest to global atomics) takes this many
 // times the model's time of one pass of the same layout, plus the global atomics it spills:
-// 2^20-point SDH, shared_tile<256, 4>, 65536 bins, 0.015% spilled: 0.558 s against 0.289 s
-// predicted (bench_bins, H100, 2026-11-26). The spill's branch around the global atomic costs
-// what the passes' branch does, in part.
-inline constexpr double h100_spill_pass_factor = 1.93;
+// 2^20-point SDH, 65536 bins, 0.015-0.12% spilled: 0.570 s (shared_tile<256, 8>) and 0.592 s
+// (<256, 4>) against 0.281-0.289 s predicted (bench_bins, H100, 2026-11-26,
+// benchmarks/results/bins-spill-h100-2026-11-26/). The spill's branch around the global atomic
+// costs what the passes' branch does, in part. The spilled updates then add about what global
+// atomics cost for the same share of the pairs (131072 to 1 M bins: 5.6-6.2 s per whole set
+// spilled, against 6.0-6.5 s for global atomics).
+inline constexpr double h100_spill_pass_factor = 2.0;
 }  // namespace model
 
 /// The model's constants for one input candidate on one GPU.
