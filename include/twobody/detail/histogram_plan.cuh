@@ -19,6 +19,9 @@ struct privatized_plan {
   int window_begin = 0;    ///< spill: the first slot of the shared window
 };
 
+/// Counters past the window that a windowed pass (passes or spill) adds: one per lane.
+inline constexpr int window_spare_counters = 32;
+
 /// Fits `copies_wanted` copies of `slots` counters of `counter_bytes` into `smem_limit`
 /// bytes: fewer copies when they do not fit, and several passes over windows of the bin
 /// range when even one copy does not fit. Host-only arithmetic (unit-tested without a GPU).
@@ -35,11 +38,15 @@ inline privatized_plan plan_privatized(int slots, int copies_wanted, std::size_t
     p.window = slots;
     p.passes = 1;
   } else {
+    // One copy of a window per pass, and the lanes' spare counters past it (the pass's updates
+    // outside its window add zero there: output/privatized_histogram.cuh).
+    TWOBODY_EXPECTS(smem_limit / counter_bytes > static_cast<std::size_t>(window_spare_counters),
+                    "histogram: no shared memory for a window of the bins");
     p.copies = 1;
-    p.window = static_cast<int>(smem_limit / counter_bytes);
+    p.window = static_cast<int>(smem_limit / counter_bytes) - window_spare_counters;
     p.passes = (slots + p.window - 1) / p.window;
   }
-  p.smem = static_cast<std::size_t>(p.window) * p.copies * counter_bytes;
+  p.smem = (static_cast<std::size_t>(p.window) * p.copies + (p.passes > 1 ? window_spare_counters : 0)) * counter_bytes;
   return p;
 }
 
@@ -79,9 +86,6 @@ inline privatized_plan plan_cluster(int slots, int cluster, int copies, std::siz
   return p;
 }
 
-/// Words past the window that a spilling pass adds (one spare counter per lane).
-inline constexpr int spill_spare_counters = 32;
-
 /// One pass of one copy: the `window` slots from `begin` in shared memory (`counter_bytes`
 /// each, plus the lanes' spare counters), every other slot's updates to global atomics.
 inline privatized_plan plan_spill(int slots, int begin, int window, std::size_t counter_bytes)
@@ -93,7 +97,7 @@ inline privatized_plan plan_spill(int slots, int begin, int window, std::size_t 
   p.passes       = 1;
   p.spill        = true;
   p.window_begin = begin;
-  p.smem         = static_cast<std::size_t>(window + spill_spare_counters) * counter_bytes;
+  p.smem         = static_cast<std::size_t>(window + window_spare_counters) * counter_bytes;
   return p;
 }
 

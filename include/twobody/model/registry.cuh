@@ -60,13 +60,12 @@ namespace model {
 // shared memory): 4.0e-10 s each.
 inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8, 4.0e-10};
 // Passes over windows of the bin range (one copy per block, past shared memory) take this many
-// times the model's time of one pass of the same layout: 2^20-point SDH, shared_tile<256, 8>,
-// one block per SM, 65536 bins in 2 passes 1.37 s, 262144 in 5 passes 4.36 s and 1048576 in 20
-// passes 15.4 s (the last two: bench_cost_model at 7f2d429, 2026-11-23) against about 0.28 s
-// predicted per pass. The pass's branch around each update is the likely cause: its SASS has a
-// convergence barrier (BSSY/BSYNC) per pair where the one-pass kernel has none; predicated
-// updates instead (plain or PTX) ran 1.4 times slower still.
-inline constexpr double h100_window_pass_factor = 2.74;
+// times the model's time of one pass of the same layout: 2^20-point SDH, 65536 bins in 2 passes
+// (shared_tile<256, 8>) 0.745 s and 262144 in 5 passes (<256, 4>) 1.891 s against 0.281-0.289 s
+// predicted per pass (bench_bins, H100, 2026-11-26, benchmarks/results/bins-spill-h100-2026-11-26/).
+// Was 2.74 while a branch skipped the updates outside the window (a convergence barrier per
+// pair in the hot loop); now they add zero to a spare counter per lane.
+inline constexpr double h100_window_pass_factor = 1.32;
 // A spilling pass (one copy of a window of the bins, the rest to global atomics) takes this many
 // times the model's time of one pass of the same layout, plus the global atomics it spills:
 // 2^20-point SDH, 65536 bins, 0.015-0.12% spilled: 0.570 s (shared_tile<256, 8>) and 0.592 s

@@ -103,10 +103,11 @@ enum class window_mode { none, passes, spill };
 template <class Binning, class Count, class Counter, int BlockThreads, window_mode Mode>
 struct privatized_histogram_agent
   : slot_updates<privatized_histogram_agent<Binning, Count, Counter, BlockThreads, Mode>, Counter> {
-  /// Spill mode: the outside slot (values outside the bins: often many of them, and all on one
-  /// address in global memory) is always counted in shared memory, one counter per lane past
-  /// the window.
-  static constexpr int spare_words = Mode == window_mode::spill ? 32 : 0;
+  /// The windowed modes keep one spare counter per lane past the window (bank-distinct): a pass
+  /// adds zero there for a value outside its window, so every pair takes one shared atomic and
+  /// the hot loop has no branch; spill mode counts the outside slot there (values outside the
+  /// bins: often many, all on one address in global memory).
+  static constexpr int spare_words = Mode == window_mode::none ? 0 : 32;
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
@@ -124,7 +125,7 @@ struct privatized_histogram_agent
   Counter* h;
   int stride_bytes;  ///< bytes between the counters of one copy
   int mine_bytes;    ///< byte offset of this lane's copy
-  int spare_bytes;   ///< spill mode: byte offset of this lane's outside counter
+  int spare_bytes;   ///< windowed modes: byte offset of this lane's spare counter
   unsigned long long pending = 0;
 
   __device__ privatized_histogram_agent(params const& p_, temp_storage&, void* dyn)
@@ -150,17 +151,21 @@ struct privatized_histogram_agent
   __device__ void add(int slot, Counter c)
   {
     if constexpr (Mode == window_mode::passes) {
-      // A branch, not a predicated update: predicated (every pair issuing its update) every pass
-      // took 38% longer (H100, 2^20-point SDH, 65536 bins in 2 passes: 1.90 s against 1.37 s;
-      // again with predicated PTX reductions, 1.90 s).
-      slot -= p.window_begin;
-      if (static_cast<unsigned>(slot) >= static_cast<unsigned>(p.window_size)) { return; }
+      // No branch: a branch around the update put a convergence barrier (BSSY/BSYNC) per pair
+      // in the hot loop and made each pass 2.7 times slower than one pass of the same layout;
+      // predicated PTX reductions were slower still (H100, 2^20-point SDH, 65536 bins in 2
+      // passes: branch 1.36 s, PTX 1.90 s, spare counters 0.745 s).
+      int const local   = slot - p.window_begin;
+      bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
+      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
+                inside ? c : Counter{});
+      return;
     }
     if constexpr (Mode == window_mode::spill) {
       // Every pair updates shared memory (its window slot, else its lane's outside counter,
-      // adding zero for a spilled pair), so only the rare spill is a branch: with the shared
-      // update predicated too (PTX) the pass took twice as long (H100, 65536 bins: 1.11 s
-      // against 0.56 s).
+      // adding zero for a spilled pair), so only the rare spill is a branch: with the global
+      // update predicated instead (PTX) the pass took 1.7 times as long, with the shared one too
+      // twice as long (H100, 65536 bins: 1.01 s and 1.11 s against 0.59 s).
       int const local         = slot - p.window_begin;
       bool const inside       = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
       bool const outside_bins = slot == p.bins.size();
