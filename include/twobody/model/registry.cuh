@@ -309,7 +309,7 @@ template <>
 struct output_entry<output_kind::global_atomics> {
   using type                         = output::global_atomics;
   static constexpr unsigned statistics = serves(statistic_kind::histogram);
-  static constexpr bool chosen_by_model = true;  // past about 400 k bins it beats passes over windows
+  static constexpr bool chosen_by_model = true;  // where the model predicts it faster than passes and spills
 };
 template <>
 struct output_entry<output_kind::two_pass> {
