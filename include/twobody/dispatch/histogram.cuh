@@ -51,8 +51,8 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   std::vector<unsigned long long> sample;  // taken once, for the first candidate that needs it
   policy_plan best = plan;
   for (input_candidate const& c : spill) {
-    std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
-    long long const window = static_cast<long long>(smem_left / static_cast<std::size_t>(p.counter_bytes)) - window_spare_counters;
+    model::layout_basis const b = model::layout_basis_of(p, dev, c);
+    long long const window      = static_cast<long long>(b.smem_left / b.counter_bytes) - window_spare_counters;
     if (window < 1 || window >= p.slots) { continue; }
     if (sample.empty()) { sample = sample_slot_counts(pairs, f, bins, stream); }
     spill_window const w      = densest_window(sample, static_cast<int>(window));

@@ -235,6 +235,30 @@ inline double diagonal_extra(problem const& p, cost_constants const& k)
   return p.mode == pair_mode::self ? k.diagonal_cost - 1.0 : 0.0;
 }
 
+/// What a histogram layout's predicted time starts from on candidate `c`: its constants, its
+/// tile (points per block) and the tile pairs of `p`.
+struct layout_basis {
+  cost_constants k;
+  long long tile;
+  long long items;
+  std::size_t counter_bytes;
+  std::size_t smem_left;  ///< dynamic shared memory a block may take next to the kernel's own
+};
+inline layout_basis layout_basis_of(problem const& p, device_info const& dev, input_candidate const& c)
+{
+  long long const tile = static_cast<long long>(c.block_threads) * c.points_per_thread;
+  return {h100_constants(c), tile, tile_pairs(p, tile), static_cast<std::size_t>(p.counter_bytes),
+          dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0};
+}
+
+/// Pairs a tiled launch evaluates: every pair, or more where the tile's padding takes part
+/// (small sets: the padding's pairs take their updates too).
+inline double visited_pairs(problem const& p, long long tile, long long items)
+{
+  return std::max(pair_count(p), static_cast<double>(items) * static_cast<double>(tile * tile) *
+                                   (p.mode == pair_mode::self ? 0.5 : 1.0));
+}
+
 /// The cluster-shared histogram layout (output::cluster_privatized) of least predicted time for
 /// candidate `c` (a cluster kernel): clusters of 2, 4, 8 or 16 blocks (or `cluster` when not 0)
 /// and 1..32 copies per share (or `copies` when not 0), in as few passes as the cluster's shared
@@ -244,11 +268,7 @@ inline policy_plan choose_cluster_layout(problem const& p, device_info const& de
 {
   policy_plan best;
   best.predicted_seconds = std::numeric_limits<double>::infinity();
-  cost_constants const k = h100_constants(c);
-  long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
-  long long const items  = tile_pairs(p, tile);
-  auto const counter_bytes    = static_cast<std::size_t>(p.counter_bytes);
-  std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
+  auto const [k, tile, items, counter_bytes, smem_left] = layout_basis_of(p, dev, c);
   for (int cl : {2, 4, 8, 16, 1}) {
     if (cluster != 0 ? cl != cluster : cl == 1) { continue; }
     for (int h = 1; h <= 32; h *= 2) {
@@ -294,19 +314,16 @@ inline policy_plan choose_spill_layout(problem const& p, device_info const& dev,
                                        int window, double spilled_share, double spilled_slots)
 {
   policy_plan best;
-  best.predicted_seconds      = std::numeric_limits<double>::infinity();
-  cost_constants const k      = h100_constants(c);
-  long long const tile        = static_cast<long long>(c.block_threads) * c.points_per_thread;
-  long long const items       = tile_pairs(p, tile);
-  auto const counter_bytes    = static_cast<std::size_t>(p.counter_bytes);
+  best.predicted_seconds = std::numeric_limits<double>::infinity();
+  auto const [k, tile, items, counter_bytes, smem_left] = layout_basis_of(p, dev, c);
   detail::privatized_plan const layout = detail::plan_spill(p.slots, begin, window, counter_bytes);
+  if (layout.smem > smem_left) { return best; }
   occupancy const occ = blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
   if (occ.blocks_per_sm == 0) { return best; }
   double const lat      = privatized_latency(layout.window, 1, k.histogram) * k.spill_pass_factor;
   double const t_shared = predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram,
                                             diagonal_extra(p, k), 0, copies_setup(1, layout.window, k.histogram));
-  double const visited  = std::max(pair_count(p), static_cast<double>(items) * static_cast<double>(tile * tile) *
-                                                    (p.mode == pair_mode::self ? 0.5 : 1.0));
+  double const visited  = visited_pairs(p, tile, items);
   // Spread updates cost what global atomics over these bins do; updates on few slots serialize.
   double const per_update = std::max(k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots,
                                      k.global.one_address_per_update / std::max(1.0, spilled_slots));
@@ -448,9 +465,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       // One L2 atomic per pair: the whole GPU's atomic rate, lower where few bins take them all.
       // Small sets pay for the tile's padding too (the padding's pairs take their atomics).
       long long const tile_g = static_cast<long long>(c.block_threads) * c.points_per_thread;
-      double const visited   = std::max(model::pair_count(p), static_cast<double>(model::tile_pairs(p, tile_g)) *
-                                                                static_cast<double>(tile_g * tile_g) *
-                                                                (p.mode == pair_mode::self ? 0.5 : 1.0));
+      double const visited   = model::visited_pairs(p, tile_g, model::tile_pairs(p, tile_g));
       double const t = visited * (k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots);
       if (t < best.predicted_seconds) {
         best                   = policy_plan{};
