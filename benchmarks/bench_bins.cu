@@ -88,7 +88,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     if (which == path::spill) {
       using kernel = twobody::detail::privatized_kernel<Input, twobody::points<float, 3>, decltype(prob.f), decltype(prob.bins),
                                                         unsigned long long, twobody::detail::window_mode::spill>;
-      int const window = static_cast<int>(kernel::dynamic_smem_limit() / 4) - twobody::detail::window_spare_counters;
+      int const window = static_cast<int>(twobody::detail::window_slots(4, kernel::dynamic_smem_limit()));
       if (window >= static_cast<int>(slots)) { state.SkipWithError("the bins fit in shared memory"); return; }
       auto const w  = twobody::detail::densest_window(twobody::detail::sample_slot_counts(pairs0, prob.f, prob.bins, 0), window);
       windows       = twobody::detail::plan_spill(static_cast<int>(slots), w.begin, window, 4);

@@ -22,6 +22,13 @@ struct privatized_plan {
 /// Counters past the window that a windowed pass (passes or spill) adds: one per lane.
 inline constexpr int window_spare_counters = 32;
 
+/// The slots one copy of a window holds in `smem_limit` bytes of `counter_bytes` counters,
+/// next to the lanes' spare counters (0 or less: none fits).
+inline long long window_slots(std::size_t counter_bytes, std::size_t smem_limit)
+{
+  return static_cast<long long>(smem_limit / counter_bytes) - window_spare_counters;
+}
+
 /// Fits `copies_wanted` copies of `slots` counters of `counter_bytes` into `smem_limit`
 /// bytes: fewer copies when they do not fit, and several passes over windows of the bin
 /// range when even one copy does not fit. Host-only arithmetic (unit-tested without a GPU).
@@ -40,10 +47,9 @@ inline privatized_plan plan_privatized(int slots, int copies_wanted, std::size_t
   } else {
     // One copy of a window per pass, and the lanes' spare counters past it (the pass's updates
     // outside its window add zero there: output/privatized_histogram.cuh).
-    TWOBODY_EXPECTS(smem_limit / counter_bytes > static_cast<std::size_t>(window_spare_counters),
-                    "histogram: no shared memory for a window of the bins");
+    TWOBODY_EXPECTS(window_slots(counter_bytes, smem_limit) >= 1, "histogram: no shared memory for a window of the bins");
     p.copies = 1;
-    p.window = static_cast<int>(smem_limit / counter_bytes) - window_spare_counters;
+    p.window = static_cast<int>(window_slots(counter_bytes, smem_limit));
     p.passes = (slots + p.window - 1) / p.window;
   }
   p.smem = (static_cast<std::size_t>(p.window) * p.copies + (p.passes > 1 ? window_spare_counters : 0)) * counter_bytes;

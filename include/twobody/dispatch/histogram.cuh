@@ -52,7 +52,7 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   policy_plan best = plan;
   for (input_candidate const& c : spill) {
     model::layout_basis const b = model::layout_basis_of(p, dev, c);
-    long long const window      = static_cast<long long>(b.smem_left / b.counter_bytes) - window_spare_counters;
+    long long const window      = window_slots(b.counter_bytes, b.smem_left);
     if (window < 1 || window >= p.slots) { continue; }
     if (sample.empty()) { sample = sample_slot_counts(pairs, f, bins, stream); }
     spill_window const w      = densest_window(sample, static_cast<int>(window));

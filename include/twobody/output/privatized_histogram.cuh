@@ -150,28 +150,22 @@ struct privatized_histogram_agent
 
   __device__ void add(int slot, Counter c)
   {
-    if constexpr (Mode == window_mode::passes) {
-      // No branch: a branch around the update put a convergence barrier (BSSY/BSYNC) per pair
-      // in the hot loop and made each pass 2.7 times slower than one pass of the same layout;
-      // predicated PTX reductions were slower still (H100, 2^20-point SDH, 65536 bins in 2
-      // passes: branch 1.36 s, PTX 1.90 s, spare counters 0.745 s).
+    if constexpr (Mode != window_mode::none) {
+      // No branch around the shared update: every pair adds to its window slot, else to its
+      // lane's spare counter (zero, except for spill mode's outside slot). A branch there put a
+      // convergence barrier (BSSY/BSYNC) per pair in the hot loop and made each pass 2.7 times
+      // slower than one pass of the same layout; predicated PTX reductions were slower still
+      // (H100, 2^20-point SDH, 65536 bins in 2 passes: branch 1.36 s, PTX 1.90 s, spare counters
+      // 0.745 s). Only the rare spill to global memory is a branch: predicated (PTX) the spilling
+      // pass took 1.7 times as long (65536 bins: 1.01 s against 0.59 s).
       int const local   = slot - p.window_begin;
       bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
+      bool const kept   = inside || (Mode == window_mode::spill && slot == p.bins.size());
       atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
-                inside ? c : Counter{});
-      return;
-    }
-    if constexpr (Mode == window_mode::spill) {
-      // Every pair updates shared memory (its window slot, else its lane's outside counter,
-      // adding zero for a spilled pair), so only the rare spill is a branch: with the global
-      // update predicated instead (PTX) the pass took 1.7 times as long, with the shared one too
-      // twice as long (H100, 65536 bins: 1.01 s and 1.11 s against 0.59 s).
-      int const local         = slot - p.window_begin;
-      bool const inside       = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
-      bool const outside_bins = slot == p.bins.size();
-      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
-                inside || outside_bins ? c : Counter{});
-      if (!inside && !outside_bins) { atomicAdd(p.counts + slot, static_cast<Count>(c)); }
+                kept ? c : Counter{});
+      if constexpr (Mode == window_mode::spill) {
+        if (!kept) { atomicAdd(p.counts + slot, static_cast<Count>(c)); }
+      }
       return;
     }
     // Byte offsets keep the address one IMAD (slot * stride + mine) in the hot loop.
