@@ -94,11 +94,11 @@ void set_rates(benchmark::State& state, double pairs, int dims)
 }
 
 template <class T, class Input = twobody::input::mma_tile>
-void BM_twobody_count(benchmark::State& state, long long n, int dims, bool clustered)
+void BM_twobody_count(benchmark::State& state, long long n, int dims, bool clustered, float threshold_scale)
 {
   auto const& r = rows_of<T>(n, dims, clustered);
   auto const pairs = twobody::self_pairs(twobody::make_rows(r.n, r.dims, static_cast<T const*>(r.data)));
-  auto const pred  = twobody::closer_than(twobody::euclidean{}, r.threshold);
+  auto const pred  = twobody::closer_than(twobody::euclidean{}, r.threshold * threshold_scale);
   unsigned long long* refined = nullptr;
   EXAMPLE_CUDA_CHECK(cudaMalloc(&refined, sizeof(unsigned long long)));
   bench::gpu_timer timer;
@@ -393,6 +393,54 @@ void BM_mma_peak(benchmark::State& state)
   (void)cudaFree(sink);
 }
 
+/// The wgmma peak (sm_90a): every warpgroup issues m64n128k16 from a fixed 128-byte-swizzled
+/// tile of shared memory, 8 per commit group, with two blocks of two warpgroups per SM.
+__global__ void wgmma_peak_kernel(int iters, float* sink)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using core = twobody::detail::mma_tile_products<__half>;
+  __shared__ alignas(1024) unsigned char tile[2 * 128 * 128];
+  for (int i = static_cast<int>(threadIdx.x); i < 2 * 128 * 128; i += blockDim.x) { tile[i] = static_cast<unsigned char>(i * 7 + 3) & 0x3f; }
+  __syncthreads();
+  unsigned const at = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+  float d[64];
+  for (auto& x : d) { x = 0.0f; }
+  for (int it = 0; it < iters; ++it) {
+    core::wgmma_fence(d);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      core::wgmma_m64n128k16(d, core::wgmma_descriptor(at + 32u * (k & 3)), core::wgmma_descriptor(at + 16384u + 32u * (k & 3)), true);
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  }
+  core::wgmma_fence(d);
+  float s = 0;
+  for (auto x : d) { s += x; }
+  if (s == 12345.f) { sink[0] = s; }
+  if (threadIdx.x == 0 && blockIdx.x == 0) { sink[1] = 1.0f; }  // compiled with wgmma
+#else
+  (void)iters;
+  (void)sink;
+#endif
+}
+
+void BM_wgmma_peak(benchmark::State& state)
+{
+  int const iters = 20000, blocks = 132 * 2, threads = 256;
+  float* sink = nullptr;
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&sink, 2 * sizeof(float)));
+  EXAMPLE_CUDA_CHECK(cudaMemset(sink, 0, 2 * sizeof(float)));
+  bench::gpu_timer timer;
+  timer.run(state, [&](cudaStream_t s, long long) { wgmma_peak_kernel<<<blocks, threads, 0, s>>>(iters, sink); });
+  float compiled = 0.0f;
+  EXAMPLE_CUDA_CHECK(cudaMemcpy(&compiled, sink + 1, sizeof(float), cudaMemcpyDeviceToHost));
+  if (compiled != 1.0f) { state.SkipWithError("not compiled for sm_90a: no wgmma"); }
+  double const flops = double(blocks) * (threads / 128) * iters * 8 * (2.0 * 64 * 128 * 16);
+  state.counters["TFLOPS"] = benchmark::Counter(flops * 1e-12 * double(state.iterations()), benchmark::Counter::kIsRate);
+  (void)cudaFree(sink);
+}
+
 template <class T>
 char const* type_name()
 {
@@ -404,12 +452,18 @@ void register_shape(long long n, int dims, bool clustered)
 {
   std::string const tag = std::string(type_name<T>()) + "/" + (clustered ? "clustered" : "uniform") + "/N:" + std::to_string(n) +
                           "/D:" + std::to_string(dims);
-  benchmark::RegisterBenchmark(("count/twobody/" + tag).c_str(), BM_twobody_count<T>, n, dims, clustered)
+  benchmark::RegisterBenchmark(("count/twobody/" + tag).c_str(), BM_twobody_count<T>, n, dims, clustered, 1.0f)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   benchmark::RegisterBenchmark(("count/cublas_gemm_pass/" + tag).c_str(), BM_cublas_count<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  // The same count with the threshold at half the 1% quantile: no pair is near it, so none is
+  // recomputed; the difference to count/twobody is the price of the exact recomputations.
+  if (dims >= 960) {
+    benchmark::RegisterBenchmark(("count/twobody_no_refine/" + tag).c_str(), BM_twobody_count<T>, n, dims, clustered, 0.5f)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  }
   // twobody's own FP32 CUDA-core path (input::simt_rows): the same exact count without tensor cores.
-  benchmark::RegisterBenchmark(("count/twobody_simt/" + tag).c_str(), BM_twobody_count<T, twobody::input::simt_rows>, n, dims, clustered)
+  benchmark::RegisterBenchmark(("count/twobody_simt/" + tag).c_str(), BM_twobody_count<T, twobody::input::simt_rows>, n, dims, clustered, 1.0f)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   using twobody::output::direct_output_buffer;
   using twobody::output::page_owner;
@@ -447,6 +501,7 @@ int main(int argc, char** argv)
   benchmark::Initialize(&argc, argv);
   benchmark::RegisterBenchmark("peak/mma_f16", BM_mma_peak<false>)->UseManualTime()->Iterations(3);
   benchmark::RegisterBenchmark("peak/mma_tf32", BM_mma_peak<true>)->UseManualTime()->Iterations(3);
+  benchmark::RegisterBenchmark("peak/wgmma_f16", BM_wgmma_peak)->UseManualTime()->Iterations(3);
   // float rows go through TF32, whose margin (2^-10 relative) sends a growing share of the pairs
   // to the exact recomputation as D grows: measured at D <= 256 only for now (docs/highdim.md).
   long long const n = 1ll << 16;

@@ -29,7 +29,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total 
 if [[ -z "${BIN:-}" ]]; then
   BIN=build-gpu
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-  cmake -S . -B "$BIN" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" \
+  cmake -S . -B "$BIN" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90a}" \
         -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DTWOBODY_BUILD_EXAMPLES=ON > "$OUT/configure.log" 2>&1 \
     && cmake --build "$BIN" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log" "$OUT/configure.log"; exit 1; }
   tests=$(find "$BIN/tests" -maxdepth 1 -name 'test_*' -type f -executable | sort)

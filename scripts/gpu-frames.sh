@@ -5,7 +5,7 @@
 set -uo pipefail
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DCMAKE_CUDA_ARCHITECTURES=90 \
+cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DCMAKE_CUDA_ARCHITECTURES=90a \
       -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1
 targets=$(grep -o 'twobody_add_test(test_gpu_[a-z_]*' tests/CMakeLists.txt | sed 's/twobody_add_test(//')
 cmake --build build --target $targets bench_frames bench_suite -j"$(nproc)" > "$OUT/build.log" 2>&1 \

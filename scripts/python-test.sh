@@ -3,9 +3,9 @@
 # Without a GPU the tests run on the CPU backend (against NumPy and SciPy) and the GPU tests
 # skip with a reason; on a GPU machine they also compare the GPU with the CPU backend.
 #
-#   scripts/python-test.sh          venv in build-python/venv, extension for CUDA_ARCHS (default 90)
+#   scripts/python-test.sh          venv in build-python/venv, extension for CUDA_ARCHS (default 90a)
 #
-# Env: CUDA_ARCHS (default 90), PYTHON (default python3), VENV (default build-python/venv),
+# Env: CUDA_ARCHS (default 90a), PYTHON (default python3), VENV (default build-python/venv),
 #      TWOBODY_PIP_OFFLINE=1 to install with --no-build-isolation and no index (GPU machines
 #      whose Python already has nanobind, scikit-build-core, numpy, scipy and pytest).
 set -euo pipefail
@@ -19,7 +19,7 @@ esac
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${REPO_ROOT}"
 PYTHON="${PYTHON:-python3}"
-ARCHS="${CUDA_ARCHS:-90}"
+ARCHS="${CUDA_ARCHS:-90a}"
 
 if [[ "${TWOBODY_PIP_OFFLINE:-0}" == 1 ]]; then
   # Into build-python/site, so that the machine's own Python stays as it is.

@@ -4,7 +4,7 @@
 #   scripts/setup.sh [--run-example]   install missing deps, build + run the quick start in build/ (default)
 #   scripts/setup.sh --no-run          only install missing deps
 #
-# Env: CUDA_ARCHS (default 90) - CUDA architectures for the example build.
+# Env: CUDA_ARCHS (default 90a) - CUDA architectures for the example build.
 # apt-get is only invoked when something is missing (no network otherwise).
 set -euo pipefail
 
@@ -116,7 +116,7 @@ fi
 BUILD_DIR="${REPO_ROOT}/build"
 CMAKE_ARGS=(-S "${REPO_ROOT}" -B "${BUILD_DIR}"
   -DCMAKE_BUILD_TYPE=Release
-  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}"
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90a}"
   -DCMAKE_CUDA_COMPILER="${NVCC}"
   -DTWOBODY_BUILD_EXAMPLES=ON)
 # Pick Ninja only for a fresh build dir (an existing cache fixes the generator).

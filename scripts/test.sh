@@ -5,7 +5,7 @@
 #   scripts/test.sh            build and run everything (what CI runs), then the Python
 #                              package's tests (scripts/python-test.sh)
 #
-# Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90), TWOBODY_SKIP_PYTHON=1 to leave
+# Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90a), TWOBODY_SKIP_PYTHON=1 to leave
 #      out the Python package.
 set -euo pipefail
 
@@ -23,7 +23,7 @@ JOBS="$(nproc 2>/dev/null || echo 2)"
 
 CMAKE_ARGS=(-S . -B "${BUILD_DIR}"
   -DCMAKE_BUILD_TYPE=Release
-  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}"
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90a}"
   -DTWOBODY_BUILD_TESTS=ON
   -DTWOBODY_BUILD_EXAMPLES=ON
   -DTWOBODY_BUILD_BENCHMARKS=ON)

@@ -302,9 +302,30 @@ struct mma_tile_products : row_tile_pair<T> {
   static_assert(stages >= 2 && words % 8 == 0, "a chunk is whole k-steps of 8 words");
 
   /// The stages in dynamic shared memory: a[stages][stage_words], then b[stages][stage_words].
-  static constexpr std::size_t dynamic_bytes = sizeof(std::uint32_t) * 2 * stages * stage_words;
+  static constexpr std::size_t mma_sync_bytes = sizeof(std::uint32_t) * 2 * stages * stage_words;
+  /// The wgmma stages (sm_90a, half and bfloat16): a[stages][TS rows of chunk_bytes], then b,
+  /// unpadded and 128-byte swizzled, from the first 1024-byte boundary (the swizzle's atom).
+  static constexpr int wgmma_side_bytes = TS * policy::chunk_bytes;
+  static constexpr int wgmma_stages     = 4;  ///< chunk c (products), c + 1 and c + 2 (loads), c - 1 (free)
+  static constexpr std::size_t wgmma_bytes = 2 * wgmma_stages * wgmma_side_bytes + 1024;
+  static constexpr std::size_t dynamic_bytes = mma_sync_bytes > wgmma_bytes ? mma_sync_bytes : wgmma_bytes;
   static_assert(dynamic_bytes % 128 == 0);
+  static_assert(policy::chunk_bytes == 128, "a wgmma stage row is one 128-byte swizzle atom row");
+  static_assert(2 * wgmma_stages * wgmma_side_bytes >= TS * TS * sizeof(float), "the accumulators' exchange fits in the stages");
+  static_assert(policy::group_chunks == 1, "products_wgmma takes every chunk as a group");
   struct temp_storage {};
+
+  /// Whether these products take wgmma: compiled for sm_90a, 16-bit inputs, and rows long
+  /// enough that the tensor cores, not the per-pair epilogue, bound the time.
+  static constexpr bool wgmma_types = cuda::std::is_same_v<T, __half> || cuda::std::is_same_v<T, __nv_bfloat16>;
+  __device__ bool use_wgmma() const
+  {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    return wgmma_types && dims_padded >= policy::wgmma_min_dims;
+#else
+    return false;
+#endif
+  }
 
   std::uint32_t* smem;  ///< dynamic_bytes of dynamic shared memory
 
@@ -316,11 +337,23 @@ struct mma_tile_products : row_tile_pair<T> {
   /// rho of the margin of these products (file comment).
   static float relative_error(int dims) { return mma_relative_error<T>(dims); }
 
+  /// Words free between products() calls until the next one's first barrier (its prologue
+  /// loads chunks 0 and 1 only: a[0..1] and b[0..1] of either layout): a[2] of the mma.sync
+  /// layout, inside a[2..3] of the wgmma one (static_assert below).
+  static constexpr int scratch_words = 4608;
+  __device__ std::uint32_t* scratch() const { return smem + (stages - 1) * stage_words; }
+  static_assert(stages == 3 && scratch_words <= stage_words &&
+                  sizeof(std::uint32_t) * 2 * stage_words >= 2 * wgmma_side_bytes + 1024 &&
+                  sizeof(std::uint32_t) * (2 * stage_words + scratch_words) <= 2 * wgmma_stages * wgmma_side_bytes / 2,
+                "scratch() lies outside what either products() writes before its first barrier");
+
   __device__ std::uint32_t* stage_a(int s) const { return smem + s * stage_words; }
   __device__ std::uint32_t* stage_b(int s) const { return smem + (stages + s) * stage_words; }
 
   /// Chunk c of the tile's rows (clamped to the set: rows past the end repeat its last point,
   /// whose pairs are dropped) into the stage at `dst`, 16 bytes per cp.async.
+  /// Swizzled: rows of `words` words, piece q of row r at piece q ^ (r % 8) (wgmma's 128-byte swizzle).
+  template <bool Swizzled = false>
   __device__ void load_chunk(staged_row_view<T> const& side, size_type first, int c, std::uint32_t* dst)
   {
 #pragma unroll
@@ -330,11 +363,12 @@ struct mma_tile_products : row_tile_pair<T> {
       size_type row = first + r;
       if (row >= side.size) { row = side.size - 1; }
       T const* src = side.data + row * dims_padded + static_cast<size_type>(c) * KC + q * (16 / int(sizeof(T)));
-      unsigned const to = static_cast<unsigned>(__cvta_generic_to_shared(dst + r * stride + q * 4));
+      std::uint32_t* const at = Swizzled ? dst + r * words + ((q ^ (r & 7)) * 4) : dst + r * stride + q * 4;
+      unsigned const to = static_cast<unsigned>(__cvta_generic_to_shared(at));
 #if __CUDA_ARCH__ >= 800
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
 #else
-      *reinterpret_cast<uint4*>(dst + r * stride + q * 4) = *reinterpret_cast<uint4 const*>(src);
+      *reinterpret_cast<uint4*>(at) = *reinterpret_cast<uint4 const*>(src);
       (void)to;
 #endif
     }
@@ -398,6 +432,19 @@ struct mma_tile_products : row_tile_pair<T> {
   template <bool Grouped = true>
   __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
   {
+    if constexpr (wgmma_types) {
+      if (use_wgmma()) {
+        products_wgmma<Grouped>(row_start, col_start, acc);
+        return;
+      }
+    }
+    products_mma_sync<Grouped>(row_start, col_start, acc);
+  }
+
+  /// products() with mma.sync: every warp its 64 x 32 block from ldmatrix fragments.
+  template <bool Grouped>
+  __device__ void products_mma_sync(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const wm = warp & 1, wn = warp >> 1;
     // ldmatrix rows of this lane: A matrices (rows +0/+8, words +0/+4), B matrices (words +0/+4, rows +0/+8).
@@ -455,6 +502,179 @@ struct mma_tile_products : row_tile_pair<T> {
     __syncthreads();  // every warp is done with the stages before the next tile pair refills them
   }
 
+  /// products() with wgmma (sm_90a): warpgroup w takes rows 64 w .. 64 w + 63 against all 128
+  /// columns (m64n64k16 on each half, both operands from the swizzled stages), four k-steps per chunk, and
+  /// the group sums are added as in products_mma_sync. Warp v of the block then holds the
+  /// products of rows 16 v .. 16 v + 15, each lane in the m16n8 layout of every 8-column block;
+  /// an exchange through the stages gives every warp its 64 x 32 block of products_mma_sync's
+  /// layout, so the traversals read both cores alike (one float4 per lane and 16 x 8 block).
+  template <bool Grouped>
+  __device__ void products_wgmma(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    // The stages from the first 1024-byte boundary: a[s] at s * side, b[s] at (stages + s) * side.
+    unsigned const raw   = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    unsigned const base  = (raw + 1023u) & ~1023u;
+    std::uint32_t* words_at = smem + (base - raw) / 4;
+    auto side_words = [&](int side, int s) { return words_at + (side * wgmma_stages + s) * (wgmma_side_bytes / 4); };
+
+    float(&total)[64] = reinterpret_cast<float(&)[64]>(acc);  // wgmma's element order until the exchange
+#pragma unroll
+    for (int i = 0; i < 64; ++i) { total[i] = 0.0f; }
+    int const chunks = dims_padded / KC;
+    auto load = [&](int c) {
+      if (c < chunks) {
+        load_chunk<true>(a, row_start, c, side_words(0, c % wgmma_stages));
+        load_chunk<true>(b, col_start, c, side_words(1, c % wgmma_stages));
+      }
+      asm volatile("cp.async.commit_group;\n" ::);
+    };
+    // Each chunk's products in two halves of 64 columns (m64n64k16, one commit group each): the
+    // first half's group sums are added while the second half's products run. A chunk's
+    // products all complete before the next chunk's barrier, so the stage refilled at chunk c
+    // (chunk c - 2's) is free; products left in flight across the barrier (their sums added in
+    // the next chunk) measured no faster, and ptxas serialized the wgmma of the counts and joins
+    // there (C7514). Ungrouped, the halves accumulate into the totals themselves.
+    float first[32], second[32];
+    float(&total_first)[32]  = reinterpret_cast<float(&)[32]>(total[0]);
+    float(&total_second)[32] = reinterpret_cast<float(&)[32]>(total[32]);
+    float(&sum_first)[32]    = Grouped ? first : total_first;
+    float(&sum_second)[32]   = Grouped ? second : total_second;
+    auto add = [](float(&to)[32], float(&from)[32]) {
+      wgmma_pin(from);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) { to[i] += from[i]; }
+    };
+#pragma unroll
+    for (int c = 0; c < wgmma_stages - 2; ++c) { load(c); }
+    for (int c = 0; c < chunks; ++c) {
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 3));
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async wrote it; wgmma reads it
+      __syncthreads();  // chunk c is in; every warpgroup's products of chunk c - 2 completed
+      load(c + wgmma_stages - 2);
+      unsigned const a_at = base + static_cast<unsigned>(((c % wgmma_stages) * TS + (warp >> 2) * 64) * policy::chunk_bytes);
+      unsigned const b_at = base + static_cast<unsigned>(((wgmma_stages + c % wgmma_stages) * TS) * policy::chunk_bytes);
+      bool const fresh    = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
+      auto half = [&](float(&d)[32], unsigned b_half) {
+        wgmma_fence(d);
+#pragma unroll
+        for (int ks = 0; ks < words / 8; ++ks) {  // 32 bytes of each row per k-step
+          wgmma_m64n64k16(d, wgmma_descriptor(a_at + 32u * ks), wgmma_descriptor(b_half + 32u * ks), !(fresh && ks == 0));
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // the half before this one is done
+      };
+      half(sum_first, b_at);
+      half(sum_second, b_at + 64u * policy::chunk_bytes);
+      if constexpr (Grouped) { add(total_first, first); }
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");  // nothing in flight across iterations
+      if constexpr (Grouped) { add(total_second, second); }
+    }
+    if constexpr (!Grouped) {
+      wgmma_pin(total_first);
+      wgmma_pin(total_second);
+    }
+    // The exchange: warp v's 16 blocks of 16 x 8 (row block v, column block j) to the stages,
+    // then each warp reads the 16 blocks of its 64 x 32 (row blocks 4 wm + mt, column blocks 4 wn + nt).
+    __syncthreads();  // every warpgroup's last products completed before the stages are overwritten
+    float4* xs = reinterpret_cast<float4*>(words_at);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      xs[(warp * 16 + j) * 32 + lane] = make_float4(total[4 * j], total[4 * j + 1], total[4 * j + 2], total[4 * j + 3]);
+    }
+    __syncthreads();
+    int const wm = warp & 1, wn = warp >> 1;
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt) {
+        float4 const x = xs[((4 * wm + mt) * 16 + 4 * wn + nt) * 32 + lane];
+        acc[mt][nt][0] = x.x;
+        acc[mt][nt][1] = x.y;
+        acc[mt][nt][2] = x.z;
+        acc[mt][nt][3] = x.w;
+      }
+    }
+    __syncthreads();  // every warp has its products before the next tile pair refills the stages
+#else
+    (void)row_start;
+    (void)col_start;
+    (void)acc;
+    __trap();  // use_wgmma() is false where wgmma was not compiled
+#endif
+  }
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  /// A shared-memory matrix descriptor of wgmma for K-major rows of 128 bytes in the 128-byte
+  /// swizzle: the start address, the stride between groups of 8 rows (1024 bytes), swizzle mode 1.
+  __device__ static std::uint64_t wgmma_descriptor(unsigned at)
+  {
+    return static_cast<std::uint64_t>((at & 0x3ffffu) >> 4) | (std::uint64_t{1} << 16) | (std::uint64_t{1024 >> 4} << 32) |
+           (std::uint64_t{1} << 62);
+  }
+
+  /// wgmma_pin keeps the compiler from moving reads or writes of the accumulators across the
+  /// asynchronous products; wgmma_fence adds wgmma.fence, which orders the registers' earlier
+  /// accesses before the next products.
+  template <int N>
+  __device__ static void wgmma_pin(float (&d)[N])
+  {
+#pragma unroll
+    for (int i = 0; i < N; ++i) { asm volatile("" : "+f"(d[i])::"memory"); }
+  }
+  template <int N>
+  __device__ static void wgmma_fence(float (&d)[N])
+  {
+    wgmma_pin(d);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  }
+
+  /// d = a b^T (+ d where accumulate) for the warpgroup's 64 x 64 block, K = 16.
+  __device__ static void wgmma_m64n64k16(float (&d)[32], std::uint64_t da, std::uint64_t db, bool accumulate)
+  {
+#define TWOBODY_WGMMA_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define TWOBODY_WGMMA(types)                                                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                         \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." types " "                                              \
+               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                              \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "                    \
+               "%32, %33, p, 1, 1, 0, 0;\n}\n"                                                                       \
+               : TWOBODY_WGMMA_D8(0), TWOBODY_WGMMA_D8(8), TWOBODY_WGMMA_D8(16), TWOBODY_WGMMA_D8(24)                  \
+               : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)))
+    if constexpr (cuda::std::is_same_v<T, __half>) {
+      TWOBODY_WGMMA("f16.f16");
+    } else {
+      TWOBODY_WGMMA("bf16.bf16");
+    }
+#undef TWOBODY_WGMMA
+#undef TWOBODY_WGMMA_D8
+  }
+
+  /// d = a b^T (+ d where accumulate) for the warpgroup's 64 x 128 block, K = 16.
+  __device__ static void wgmma_m64n128k16(float (&d)[64], std::uint64_t da, std::uint64_t db, bool accumulate)
+  {
+#define TWOBODY_WGMMA_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define TWOBODY_WGMMA(types)                                                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                         \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." types " "                                             \
+               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                              \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                     \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "                    \
+               "%64, %65, p, 1, 1, 0, 0;\n}\n"                                                                       \
+               : TWOBODY_WGMMA_D8(0), TWOBODY_WGMMA_D8(8), TWOBODY_WGMMA_D8(16), TWOBODY_WGMMA_D8(24),                 \
+                 TWOBODY_WGMMA_D8(32), TWOBODY_WGMMA_D8(40), TWOBODY_WGMMA_D8(48), TWOBODY_WGMMA_D8(56)                \
+               : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)))
+    if constexpr (cuda::std::is_same_v<T, __half>) {
+      TWOBODY_WGMMA("f16.f16");
+    } else {
+      TWOBODY_WGMMA("bf16.bf16");
+    }
+#undef TWOBODY_WGMMA
+#undef TWOBODY_WGMMA_D8
+  }
+#endif
 };
 
 /// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
@@ -533,6 +753,52 @@ struct mma_traversal {
     }
   }
 
+  /// The pairs marked in the warps' `pending` masks, recomputed exactly: each warp lists its
+  /// pairs in the core's scratch, and the warps take the block's list in turn, so that a tile
+  /// pair waits on about total / 8 recomputations rather than on the warp with the most (each
+  /// one at D = 4096 waits on reads of two rows from memory). A warp with more pairs than its
+  /// share of the scratch keeps them and recomputes them itself. Empties the masks.
+  template <class Visitor>
+  __device__ void visit_pending(Visitor& out, unsigned long long& pending, size_type row_start, size_type col_start)
+  {
+    constexpr int warps = block_threads / 32;
+    constexpr int cap   = (core::scratch_words - warps) / warps;  ///< list entries per warp
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    std::uint32_t* const list   = tiles.scratch();
+    std::uint32_t* const counts = list + warps * cap;
+    int const mine = __popcll(static_cast<long long>(pending));
+    int below      = mine;  // inclusive prefix over the lanes
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      int const y = __shfl_up_sync(0xffffffffu, below, o);
+      if (lane >= o) { below += y; }
+    }
+    int const listed = __shfl_sync(0xffffffffu, below, 31);
+    bool const fits  = listed <= cap;
+    if (fits) {
+      int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
+      int at = warp * cap + below - mine;
+      for (unsigned long long bits = pending; bits != 0; bits &= bits - 1) {
+        int const bit = __ffsll(static_cast<long long>(bits)) - 1;
+        int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
+        list[at++] = static_cast<std::uint32_t>(element_row(wm, mt, e, g) * TS + element_col(wn, nt, e, t));
+      }
+      pending = 0;
+    }
+    if (lane == 0) { counts[warp] = fits ? static_cast<std::uint32_t>(listed) : 0u; }
+    __syncthreads();
+    int total = 0;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) { total += static_cast<int>(counts[w]); }
+    for (int k = warp; k < total; k += warps) {
+      int w = 0, i = k;
+      while (i >= static_cast<int>(counts[w])) { i -= static_cast<int>(counts[w++]); }
+      std::uint32_t const rc = list[w * cap + i];
+      visit_exact(out, row_start + rc / TS, col_start + rc % TS);
+    }
+    core::for_each_pending(pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
+  }
+
   template <class Source, class Visitor>
   __device__ void run(Source& units, Visitor& out)
   {
@@ -595,8 +861,8 @@ struct mma_traversal {
         classify(cuda::std::false_type{});
       }
 
-      // The uncertain pairs, one at a time by the whole warp.
-      core::for_each_pending(pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
+      // The uncertain pairs, one at a time by a whole warp, shared out over the block's warps.
+      visit_pending(out, pending, row_start, col_start);
 
       if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
     }
@@ -661,6 +927,12 @@ struct mma_nearest_traversal {
   static constexpr int minima_per_row        = 16;  ///< threads holding a row's products: 4 warps x 4 lanes
   static_assert(TS * (minima_per_row + 1) * sizeof(float) <= core::stage_words * sizeof(std::uint32_t),
                 "the first tile's bounds fit in one stage");
+  /// products_wgmma loads chunks 0 and 1 (a[0..1] and b[0..1] of its stages, from the first
+  /// 1024-byte boundary) before its first barrier: the bounds must lie inside its a[2].
+  static_assert(sizeof(std::uint32_t) * core::stage_words * (core::stages - 1) >= 2 * core::wgmma_side_bytes + 1024 &&
+                  sizeof(std::uint32_t) * core::stage_words * (core::stages - 1) + TS * (minima_per_row + 1) * sizeof(float) <=
+                    3 * core::wgmma_side_bytes,
+                "the first tile's bounds lie where products_wgmma loads only after its first barrier");
 
   params const& p;
   core tiles;

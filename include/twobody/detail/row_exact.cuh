@@ -18,6 +18,7 @@
 #include <twobody/rows.cuh>
 
 #include <cmath>
+#include <cstdint>
 
 namespace twobody::detail {
 
@@ -89,11 +90,70 @@ inline double exact_sum_host(T const* a, T const* b, int dims, bool products)
 }
 
 #ifdef __CUDACC__
+/// Element `lane` and element 32 + `lane` of a 64-element slice of 16-bit values, from the
+/// slice's 32 words (word w of lane w: elements 2 w and 2 w + 1).
+template <class T>
+__device__ inline void slice_elements(std::uint32_t word, int lane, double& first, double& second)
+{
+  std::uint32_t const lo = __shfl_sync(0xffffffffu, word, lane >> 1);
+  std::uint32_t const hi = __shfl_sync(0xffffffffu, word, 16 + (lane >> 1));
+  auto const pick = [&](std::uint32_t w) {
+    unsigned short const bits = static_cast<unsigned short>((lane & 1) != 0 ? w >> 16 : w & 0xffffu);
+    if constexpr (cuda::std::is_same_v<T, __half>) {
+      return as_double(__ushort_as_half(bits));
+    } else {
+      return as_double(__ushort_as_bfloat16(bits));
+    }
+  };
+  first  = pick(lo);
+  second = pick(hi);
+}
+
 /// The exact sum by one warp (every lane gets it): the same order as exact_sum_host.
+/// 16-bit rows of at least 256 elements in whole 64-element slices (the staged rows) are read a
+/// word per lane and slice,
+/// 16 slices of both rows in flight, and the elements handed to the lanes that sum them by
+/// shuffles: at D = 4096 a pair waits on 4 round trips to memory instead of 32 (each lane's
+/// 2-byte loads, 4 in flight).
 template <class T>
 __device__ inline double exact_sum_warp(T const* a, T const* b, int dims, bool products)
 {
-  double s = lane_partial(a, b, dims, static_cast<int>(threadIdx.x & 31u), products);
+  int const lane = static_cast<int>(threadIdx.x & 31u);
+  double s       = 0.0;
+  bool const words = sizeof(T) == 2 && dims >= 256 && dims % 64 == 0 && reinterpret_cast<std::uintptr_t>(a) % 4 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(b) % 4 == 0;
+  if constexpr (sizeof(T) == 2) {
+    if (words) {
+      constexpr int batch = 16;
+      auto const* wa = reinterpret_cast<std::uint32_t const*>(a);
+      auto const* wb = reinterpret_cast<std::uint32_t const*>(b);
+      int const slices = dims / 64;
+      auto add = [&](double x, double y) {
+        double const d = products ? x : x - y;
+        s              = fma(d, products ? y : d, s);
+      };
+      for (int m0 = 0; m0 < slices; m0 += batch) {
+        std::uint32_t xa[batch], xb[batch];
+#pragma unroll
+        for (int q = 0; q < batch; ++q) {
+          bool const in = m0 + q < slices;
+          xa[q]         = in ? wa[32 * (m0 + q) + lane] : 0u;
+          xb[q]         = in ? wb[32 * (m0 + q) + lane] : 0u;
+        }
+#pragma unroll
+        for (int q = 0; q < batch; ++q) {
+          if (m0 + q < slices) {  // the same for the whole warp
+            double a0, a1, b0, b1;
+            slice_elements<T>(xa[q], lane, a0, a1);
+            slice_elements<T>(xb[q], lane, b0, b1);
+            add(a0, b0);  // element 64 m + lane, then 64 m + 32 + lane: lane_partial's order
+            add(a1, b1);
+          }
+        }
+      }
+    }
+  }
+  if (!words) { s = lane_partial(a, b, dims, lane, products); }
   for (int o = exact_lanes / 2; o >= 1; o /= 2) { s = s + __shfl_xor_sync(0xffffffffu, s, o); }
   return s;
 }

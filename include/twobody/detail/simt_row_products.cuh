@@ -45,6 +45,11 @@ struct simt_row_products : row_tile_pair<T> {
 
   float* smem;
 
+  /// Words free between products() calls until the next one's first barrier (it stores chunk 0
+  /// into a[0] and b[0] before it): a[1].
+  static constexpr int scratch_words = stage_floats;
+  __device__ std::uint32_t* scratch() const { return reinterpret_cast<std::uint32_t*>(smem + stage_floats); }
+
   __device__ simt_row_products(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims, unsigned char* stages)
     : row_tile_pair<T>(a_, b_, dims), smem(reinterpret_cast<float*>(stages))
   {

@@ -14,6 +14,10 @@ namespace twobody::input {
 /// __nv_bfloat16, m16n8k8 TF32 for float (rounded to nearest), accumulating in FP32 afresh for
 /// every `group_chunks` chunks (the groups are then added in FP32, which keeps the proven error
 /// margin of a product small at large D: detail/mma_traversal.cuh). Needs sm_80 or newer.
+/// Compiled for sm_90a (-arch=sm_90a, CMake architecture 90a), half and bfloat16 rows of at
+/// least `wgmma_min_dims` padded coordinates take wgmma instead (two warpgroups of 64 x 128,
+/// both operands from 128-byte-swizzled shared memory, 4 stages): the same tile, margin and
+/// exact answers, 1.2-1.5x faster at D >= 256 on the H100 (docs/highdim.md).
 struct mma_tile {
   static constexpr input_kind kind       = input_kind::mma_tile;
   static constexpr char const* name      = "mma_tile";
@@ -28,6 +32,13 @@ struct mma_tile {
   static constexpr int group_chunks      = 1;    ///< chunks accumulated afresh before adding to the total
   static constexpr int min_blocks_per_sm = 1;
   static constexpr int band_rows         = 8;  ///< tile pairs run in bands of this many tile rows (tile_schedule::with_bands)
+#ifndef TWOBODY_WGMMA_MIN_DIMS
+#define TWOBODY_WGMMA_MIN_DIMS 128
+#endif
+  /// Half and bfloat16 rows of at least this many (padded) coordinates take wgmma where the code
+  /// is compiled for sm_90a (-arch=sm_90a); mma.sync otherwise. At 64 (D <= 64) wgmma measured
+  /// 3% slower, at 128 3-6% faster (H100, bench_highdim).
+  static constexpr int wgmma_min_dims = TWOBODY_WGMMA_MIN_DIMS;
 };
 
 }  // namespace twobody::input
