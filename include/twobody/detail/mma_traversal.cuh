@@ -306,7 +306,9 @@ struct mma_tile_products : row_tile_pair<T> {
   /// The wgmma stages (sm_90a, half and bfloat16): a[stages][TS rows of chunk_bytes], then b,
   /// unpadded and 128-byte swizzled, from the first 1024-byte boundary (the swizzle's atom).
   static constexpr int wgmma_side_bytes = TS * policy::chunk_bytes;
-  static constexpr int wgmma_stages     = 4;  ///< chunk c (products), c + 1 and c + 2 (loads), c - 1 (free)
+  /// Chunk c (products), c + 1 and c + 2 (loads). 96 KB: 4 stages (129 KB in all) pushed the
+  /// lists of knn with k = 100 out of shared memory (352 against 217 ms at D = 128, H100).
+  static constexpr int wgmma_stages     = 3;
   static constexpr std::size_t wgmma_bytes = 2 * wgmma_stages * wgmma_side_bytes + 1024;
   static constexpr std::size_t dynamic_bytes = mma_sync_bytes > wgmma_bytes ? mma_sync_bytes : wgmma_bytes;
   static_assert(dynamic_bytes % 128 == 0);
@@ -337,15 +339,25 @@ struct mma_tile_products : row_tile_pair<T> {
   /// rho of the margin of these products (file comment).
   static float relative_error(int dims) { return mma_relative_error<T>(dims); }
 
+  /// The wgmma stages' start: the first 1024-byte boundary (the swizzle's atom) in the stages.
+  __device__ std::uint32_t* wgmma_base() const
+  {
+    unsigned const raw = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    return smem + (((raw + 1023u) & ~1023u) - raw) / 4;
+  }
+
   /// Words free between products() calls until the next one's first barrier (its prologue
-  /// loads chunks 0 and 1 only: a[0..1] and b[0..1] of either layout): a[2] of the mma.sync
-  /// layout, inside a[2..3] of the wgmma one (static_assert below).
-  static constexpr int scratch_words = 4608;
-  __device__ std::uint32_t* scratch() const { return smem + (stages - 1) * stage_words; }
-  static_assert(stages == 3 && scratch_words <= stage_words &&
-                  sizeof(std::uint32_t) * 2 * stage_words >= 2 * wgmma_side_bytes + 1024 &&
-                  sizeof(std::uint32_t) * (2 * stage_words + scratch_words) <= 2 * wgmma_stages * wgmma_side_bytes / 2,
-                "scratch() lies outside what either products() writes before its first barrier");
+  /// loads chunks 0 and 1 only: a[0..1] and b[0..1]): a[2] of the layout these products use.
+  static constexpr int scratch_words = 4096;
+  __device__ std::uint32_t* scratch() const
+  {
+    if constexpr (wgmma_types) {
+      if (use_wgmma()) { return wgmma_base() + 2 * wgmma_side_bytes / 4; }
+    }
+    return smem + (stages - 1) * stage_words;
+  }
+  static_assert(stages == 3 && wgmma_stages == 3 && scratch_words <= stage_words && 4 * scratch_words <= wgmma_side_bytes,
+                "scratch() is a[2] of either layout");
 
   __device__ std::uint32_t* stage_a(int s) const { return smem + s * stage_words; }
   __device__ std::uint32_t* stage_b(int s) const { return smem + (stages + s) * stage_words; }
@@ -514,9 +526,8 @@ struct mma_tile_products : row_tile_pair<T> {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     // The stages from the first 1024-byte boundary: a[s] at s * side, b[s] at (stages + s) * side.
-    unsigned const raw   = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    unsigned const base  = (raw + 1023u) & ~1023u;
-    std::uint32_t* words_at = smem + (base - raw) / 4;
+    std::uint32_t* const words_at = wgmma_base();
+    unsigned const base           = static_cast<unsigned>(__cvta_generic_to_shared(words_at));
     auto side_words = [&](int side, int s) { return words_at + (side * wgmma_stages + s) * (wgmma_side_bytes / 4); };
 
     float(&total)[64] = reinterpret_cast<float(&)[64]>(acc);  // wgmma's element order until the exchange
@@ -533,7 +544,7 @@ struct mma_tile_products : row_tile_pair<T> {
     // Each chunk's products in two halves of 64 columns (m64n64k16, one commit group each): the
     // first half's group sums are added while the second half's products run. A chunk's
     // products all complete before the next chunk's barrier, so the stage refilled at chunk c
-    // (chunk c - 2's) is free; products left in flight across the barrier (their sums added in
+    // (chunk c - 1's) is free; products left in flight across the barrier (their sums added in
     // the next chunk) measured no faster, and ptxas serialized the wgmma of the counts and joins
     // there (C7514). Ungrouped, the halves accumulate into the totals themselves.
     float first[32], second[32];
@@ -547,12 +558,12 @@ struct mma_tile_products : row_tile_pair<T> {
       for (int i = 0; i < 32; ++i) { to[i] += from[i]; }
     };
 #pragma unroll
-    for (int c = 0; c < wgmma_stages - 2; ++c) { load(c); }
+    for (int c = 0; c < wgmma_stages - 1; ++c) { load(c); }
     for (int c = 0; c < chunks; ++c) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 3));
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 2));
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async wrote it; wgmma reads it
-      __syncthreads();  // chunk c is in; every warpgroup's products of chunk c - 2 completed
-      load(c + wgmma_stages - 2);
+      __syncthreads();  // chunk c is in; every warpgroup's products of chunk c - 1 completed
+      load(c + wgmma_stages - 1);
       unsigned const a_at = base + static_cast<unsigned>(((c % wgmma_stages) * TS + (warp >> 2) * 64) * policy::chunk_bytes);
       unsigned const b_at = base + static_cast<unsigned>(((wgmma_stages + c % wgmma_stages) * TS) * policy::chunk_bytes);
       bool const fresh    = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
