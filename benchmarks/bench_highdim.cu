@@ -398,7 +398,7 @@ void BM_mma_peak(benchmark::State& state)
 __global__ void wgmma_peak_kernel(int iters, float* sink)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using core = twobody::detail::mma_tile_products<__half, true>;
+  using core = twobody::detail::mma_tile_products<__half>;
   __shared__ alignas(1024) unsigned char tile[2 * 128 * 128];
   for (int i = static_cast<int>(threadIdx.x); i < 2 * 128 * 128; i += blockDim.x) { tile[i] = static_cast<unsigned char>(i * 7 + 3) & 0x3f; }
   __syncthreads();

@@ -145,44 +145,16 @@ struct row_value_fn {
   __device__ float operator()(float v, float) const { return v; }
 };
 
+/// The engine kernel of a row statistic: the tensor-core traversal, agent `Agent` behind f.
+/// The products core of an input policy of rows: the tensor cores (input::mma_tile, also for
+/// input::automatic) or the CUDA cores (input::simt_rows).
+template <class Input, class T>
+using row_products_t = cuda::std::conditional_t<cuda::std::is_same_v<Input, input::simt_rows>, simt_row_products<T>, mma_tile_products<T>>;
+
 template <class Input, class T>
 inline constexpr bool is_row_input_v = cuda::std::is_same_v<Input, input::automatic> || cuda::std::is_same_v<Input, input::mma_tile> ||
                                        cuda::std::is_same_v<Input, input::simt_rows>;
 
-/// Whether rows of `dims` coordinates take the wgmma core (mma_tile_products<T, true>): 16-bit
-/// rows of at least input::mma_tile::wgmma_min_dims padded coordinates on a compute capability
-/// 9.0 GPU. Its kernels run mma.sync where they were not compiled for sm_90a.
-template <class T>
-inline bool rows_take_wgmma(int dims)
-{
-  if constexpr (!mma_tile_products<T, true>::wgmma) {
-    (void)dims;
-    return false;
-  } else {
-    device_info const& dev = device_info::get();
-    return padded_dims<T>(dims) >= input::mma_tile::wgmma_min_dims && dev.cc_major == 9 && dev.cc_minor == 0;
-  }
-}
-
-template <class Core>
-struct core_tag {
-  using type = Core;
-};
-
-/// fn(core_tag<Core>{}) with the products core that Input takes for rows of `dims` coordinates.
-template <class Input, class T, class Fn>
-decltype(auto) with_row_core(int dims, Fn&& fn)
-{
-  if constexpr (cuda::std::is_same_v<Input, input::simt_rows>) {
-    (void)dims;
-    return fn(core_tag<simt_row_products<T>>{});
-  } else {
-    if (rows_take_wgmma<T>(dims)) { return fn(core_tag<mma_tile_products<T, true>>{}); }
-    return fn(core_tag<mma_tile_products<T>>{});
-  }
-}
-
-/// The engine kernel of a row statistic: the traversal on Core's products, agent `Agent` behind f.
 template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F, class Core = mma_tile_products<T>>
 inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W, Core>, statistic_visitor<Agent, F>, strided_units>;
 
@@ -201,7 +173,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
     agent_params(0);
     return;
   }
-  if constexpr (!cuda::std::is_same_v<Core, simt_row_products<T>>) { require_row_tensor_cores(); }
+  if constexpr (cuda::std::is_same_v<Core, mma_tile_products<T>>) { require_row_tensor_cores(); }
   std::size_t const smem = launch_smem<traversal, kernel>(dynamic_smem);
   int const grid         = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);
@@ -225,16 +197,14 @@ pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred 
   int blocks       = 0;
   auto const count = [&](auto const& decide) {
     using Decide = cuda::std::decay_t<decltype(decide)>;
-    with_row_core<Input, T>(pairs.a.dims, [&](auto core) {
-      launch_rows<Decide::metric, T, W, Decide, Agent, typename decltype(core)::type>(
-        pairs, decide, row_rule_test<Decide>{decide}, 0,
-        [&](int grid) {
-          blocks   = grid;
-          partials = device_buffer(sizeof(C) * static_cast<std::size_t>(grid > 0 ? grid : 1), stream);
-          return typename Agent::params{partials.as<C>(), cuda::std::plus<C>{}, C{}, nullptr};
-        },
-        stream, d_refined);
-    });
+    launch_rows<Decide::metric, T, W, Decide, Agent, row_products_t<Input, T>>(
+      pairs, decide, row_rule_test<Decide>{decide}, 0,
+      [&](int grid) {
+        blocks   = grid;
+        partials = device_buffer(sizeof(C) * static_cast<std::size_t>(grid > 0 ? grid : 1), stream);
+        return typename Agent::params{partials.as<C>(), cuda::std::plus<C>{}, C{}, nullptr};
+      },
+      stream, d_refined);
   };
   // closer_than(euclidean, t) is decided on squared distances (squared_below_threshold), one
   // kernel for every t: no distance (>= 0, or NaN) is below t <= 0 or a NaN t.
@@ -266,20 +236,18 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
   using Private = privatized_histogram_agent<uniform_bins<float>, C, Counter, input::mma_tile::block_threads, window_mode::none>;
   // One shared copy per block while it fits (the tensor cores, not the updates, set the pace);
   // past that, one global atomic per pair.
-  with_row_core<Input, T>(pairs.a.dims, [&](auto core) {
-    using Core                     = typename decltype(core)::type;
-    std::size_t const shared_limit = visitor_smem_limit<mma_traversal<T, M, Rule, W, Core>, row_kernel<T, M, Rule, W, Private, row_value_fn, Core>>();
-    if (smem <= shared_limit) {
-      unsigned long long const limit = flush_limit_for<Counter>(static_cast<unsigned long long>(input::mma_tile::tile) * input::mma_tile::tile);
-      launch_rows<M, T, W, Rule, Private, Core>(pairs, Rule{bins}, row_value_fn{}, smem,
-                                          [&](int) { return typename Private::params{bins, counts.as<C>(), 1, 0, slots, limit, false}; },
-                                          stream);
-    } else {
-      using Agent = global_histogram_agent<uniform_bins<float>, C, input::mma_tile::block_threads>;
-      launch_rows<M, T, W, Rule, Agent, Core>(pairs, Rule{bins}, row_value_fn{}, 0,
-                                        [&](int) { return typename Agent::params{bins, counts.as<C>()}; }, stream);
-    }
-  });
+  using Core                     = row_products_t<Input, T>;
+  std::size_t const shared_limit = visitor_smem_limit<mma_traversal<T, M, Rule, W, Core>, row_kernel<T, M, Rule, W, Private, row_value_fn, Core>>();
+  if (smem <= shared_limit) {
+    unsigned long long const limit = flush_limit_for<Counter>(static_cast<unsigned long long>(input::mma_tile::tile) * input::mma_tile::tile);
+    launch_rows<M, T, W, Rule, Private, Core>(pairs, Rule{bins}, row_value_fn{}, smem,
+                                        [&](int) { return typename Private::params{bins, counts.as<C>(), 1, 0, slots, limit, false}; },
+                                        stream);
+  } else {
+    using Agent = global_histogram_agent<uniform_bins<float>, C, input::mma_tile::block_threads>;
+    launch_rows<M, T, W, Rule, Agent, Core>(pairs, Rule{bins}, row_value_fn{}, 0,
+                                      [&](int) { return typename Agent::params{bins, counts.as<C>()}; }, stream);
+  }
   std::vector<C> all(static_cast<std::size_t>(slots));
   copy_to_host_sync(all.data(), counts.as<C>(), all.size(), stream);
   return histogram_result<C>::from_slots(std::move(all), pairs.count());

@@ -62,9 +62,9 @@ namespace detail {
 
 /// One-pass join of rows into `sink` in rounds (join_driver.cuh's run_rounds). The public forms
 /// have checked the options and the pairs (check_options, on_backend's validate).
-template <class Output, class Core, class T, bool W, class Pred, class Sink>
-join_stats run_row_join_on(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sink& sink, join_options const& opt,
-                           cudaStream_t stream)
+template <class Output, class T, bool W, class Pred, class Sink>
+join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sink& sink, join_options const& opt,
+                        cudaStream_t stream)
 {
   static_assert(Output::one_pass, "row joins take output::direct_output_buffer<PageRecords, Owner>");
   using Emitter = row_join_emitter<Pred>;
@@ -72,7 +72,7 @@ join_stats run_row_join_on(pair_set<rows<T, W>> const& pairs, Pred const& pred, 
   using Record  = typename Emitter::record_type;
   constexpr int PS            = Output::page_records;
   constexpr row_metric_kind M = Rule::metric;
-  using traversal             = mma_traversal<T, M, Rule, W, Core>;
+  using traversal             = mma_traversal<T, M, Rule, W>;
   constexpr int B             = traversal::block_threads;
   using agent                 = typename dob_agent_of<Output, Record>::type;
   constexpr auto kernel  = pair_engine_kernel<traversal, join_visitor<agent, Emitter>, dynamic_units>;
@@ -107,15 +107,6 @@ join_stats run_row_join_on(pair_set<rows<T, W>> const& pairs, Pred const& pred, 
       TWOBODY_CHECK_LAUNCH();
     },
     stream);
-}
-
-template <class Output, class T, bool W, class Pred, class Sink>
-join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sink& sink, join_options const& opt,
-                        cudaStream_t stream)
-{
-  return with_row_core<input::mma_tile, T>(pairs.a.dims, [&](auto core) {
-    return run_row_join_on<Output, typename decltype(core)::type>(pairs, pred, sink, opt, stream);
-  });
 }
 
 /// The CPU backend's row join as the one-call forms return it (host memory, (i, j) order).

@@ -46,14 +46,14 @@ namespace detail {
 
 /// The per-point sums of rows on the GPU into d_out (|A| values, overwritten), asynchronous.
 /// The callers have checked the pairs (validate, check_row_sums).
-template <class Core, class T, bool W, class F, class Out>
-void sum_rows_gpu_on(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
+template <class T, bool W, class F, class Out>
+void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
 {
   static_assert(cuda::std::is_same_v<Out, float> || cuda::std::is_same_v<Out, double>,
                 "sum_per_point of rows: the output must be float or double");
   using Term = row_function<F>;
   constexpr row_metric_kind M = Term::metric;
-  using traversal = mma_sum_traversal<T, M, Term, Core>;
+  using traversal = mma_sum_traversal<T, M, Term>;
   using visitor   = per_point_adder<Out>;
   constexpr auto kernel = pair_engine_kernel<traversal, visitor, strided_units>;
   if (pairs.a.size == 0) { return; }
@@ -72,12 +72,6 @@ void sum_rows_gpu_on(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, 
   kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, typename visitor::params{d_out},
                                                          strided_units::params{static_cast<unsigned long long>(sched.total)});
   TWOBODY_CHECK_LAUNCH();
-}
-
-template <class T, bool W, class F, class Out>
-void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
-{
-  with_row_core<input::mma_tile, T>(pairs.a.dims, [&](auto core) { sum_rows_gpu_on<typename decltype(core)::type>(pairs, f, d_out, stream); });
 }
 
 }  // namespace detail

@@ -163,21 +163,18 @@ void nearest_rows_gpu(pair_set<rows<T, W>> const& pairs, int k, std::int32_t* d_
                       unsigned long long* d_refined = nullptr, int segments = 0)
 {
   constexpr row_metric_kind M = row_metric<Metric>::kind;
+  using traversal             = mma_nearest_traversal<T, M>;
   if (pairs.a.size == 0) { return; }
   require_row_tensor_cores();
   staged_row_pairs<T, W> const staged(pairs, stream);
-  with_row_core<input::mma_tile, T>(pairs.a.dims, [&](auto core) {
-    using traversal           = mma_nearest_traversal<T, M, typename decltype(core)::type>;
-    size_type const col_tiles = (staged.b().size + traversal::TS - 1) / traversal::TS;
-    launch_nearest<traversal>(
-      pairs.a.size, col_tiles, k, larger_is_nearer<Metric>,
-      [&](int segs, size_type seg_tiles) {
-        return typename traversal::params{pairs.mode, staged.a(), staged.b(), staged.dims_padded(),
-                                          traversal::core::relative_error(staged.dims_padded()), staged.abs_term(), segs, seg_tiles, k,
-                                          d_refined};
-      },
-      d_index, d_value, stream, segments);
-  });
+  size_type const col_tiles = (staged.b().size + traversal::TS - 1) / traversal::TS;
+  launch_nearest<traversal>(
+    pairs.a.size, col_tiles, k, larger_is_nearer<Metric>,
+    [&](int segs, size_type seg_tiles) {
+      return typename traversal::params{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), traversal::core::relative_error(staged.dims_padded()),
+                                        staged.abs_term(), segs, seg_tiles, k, d_refined};
+    },
+    d_index, d_value, stream, segments);
 }
 
 /// Float points on the CUDA cores (nearest_point_traversal) into d_index / d_value.

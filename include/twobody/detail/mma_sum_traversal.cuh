@@ -19,9 +19,9 @@ namespace twobody::detail {
 #ifdef __CUDACC__
 
 /// Per-point sums of F (row_function) over the pairs of two staged row sets.
-template <class T, row_metric_kind M, class F, class Core = mma_tile_products<T>>
+template <class T, row_metric_kind M, class F>
 struct mma_sum_traversal {
-  using core                             = Core;
+  using core                             = mma_tile_products<T>;
   using policy                           = input::mma_tile;
   static constexpr int block_threads     = policy::block_threads;
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;

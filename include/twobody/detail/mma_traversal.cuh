@@ -285,7 +285,7 @@ struct row_tile_pair {
 /// traversals of rows: 8 warps of 64 x 32 products, chunks of 128 bytes of every row staged
 /// with cp.async in `stages` buffers of dynamic shared memory (one barrier per chunk), and
 /// fragments read with ldmatrix.
-template <class T, bool Wgmma = false>
+template <class T>
 struct mma_tile_products : row_tile_pair<T> {
   using row_tile_pair<T>::a;
   using row_tile_pair<T>::b;
@@ -310,22 +310,20 @@ struct mma_tile_products : row_tile_pair<T> {
   /// lists of knn with k = 100 out of shared memory (352 against 217 ms at D = 128, H100).
   static constexpr int wgmma_stages     = 3;
   static constexpr std::size_t wgmma_bytes = 2 * wgmma_stages * wgmma_side_bytes + 1024;
-  /// Whether these products take wgmma (where compiled for sm_90a): a kernel of its own, so
-  /// that the mma.sync kernels keep their code (both paths in one kernel cost D <= 128 5-10%).
-  static constexpr bool wgmma = Wgmma && (cuda::std::is_same_v<T, __half> || cuda::std::is_same_v<T, __nv_bfloat16>);
-  static constexpr std::size_t dynamic_bytes = wgmma && wgmma_bytes > mma_sync_bytes ? wgmma_bytes : mma_sync_bytes;
+  static constexpr std::size_t dynamic_bytes = mma_sync_bytes > wgmma_bytes ? mma_sync_bytes : wgmma_bytes;
   static_assert(dynamic_bytes % 128 == 0);
   static_assert(policy::chunk_bytes == 128, "a wgmma stage row is one 128-byte swizzle atom row");
   static_assert(2 * wgmma_stages * wgmma_side_bytes >= TS * TS * sizeof(float), "the accumulators' exchange fits in the stages");
   static_assert(policy::group_chunks == 1, "products_wgmma takes every chunk as a group");
   struct temp_storage {};
 
-  /// Whether this kernel's products run on wgmma: the wgmma core, compiled for sm_90a (the host
-  /// picks the core: rows_take_wgmma in highdim.cuh).
-  __device__ static constexpr bool use_wgmma()
+  /// Whether these products take wgmma: compiled for sm_90a, 16-bit inputs, and rows long
+  /// enough that the tensor cores, not the per-pair epilogue, bound the time.
+  static constexpr bool wgmma_types = cuda::std::is_same_v<T, __half> || cuda::std::is_same_v<T, __nv_bfloat16>;
+  __device__ bool use_wgmma() const
   {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    return wgmma;
+    return wgmma_types && dims_padded >= policy::wgmma_min_dims;
 #else
     return false;
 #endif
@@ -353,7 +351,9 @@ struct mma_tile_products : row_tile_pair<T> {
   static constexpr int scratch_words = 4096;
   __device__ std::uint32_t* scratch() const
   {
-    if constexpr (use_wgmma()) { return wgmma_base() + 2 * wgmma_side_bytes / 4; }
+    if constexpr (wgmma_types) {
+      if (use_wgmma()) { return wgmma_base() + 2 * wgmma_side_bytes / 4; }
+    }
     return smem + (stages - 1) * stage_words;
   }
   static_assert(stages == 3 && wgmma_stages == 3 && scratch_words <= stage_words && 4 * scratch_words <= wgmma_side_bytes,
@@ -444,11 +444,13 @@ struct mma_tile_products : row_tile_pair<T> {
   template <bool Grouped = true>
   __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
   {
-    if constexpr (use_wgmma()) {
-      products_wgmma<Grouped>(row_start, col_start, acc);
-    } else {
-      products_mma_sync<Grouped>(row_start, col_start, acc);
+    if constexpr (wgmma_types) {
+      if (use_wgmma()) {
+        products_wgmma<Grouped>(row_start, col_start, acc);
+        return;
+      }
     }
+    products_mma_sync<Grouped>(row_start, col_start, acc);
   }
 
   /// products() with mma.sync: every warp its 64 x 32 block from ldmatrix fragments.
@@ -884,9 +886,9 @@ struct mma_traversal {
 /// its margin can still reach its row's bound is recomputed exactly by a whole warp and offered
 /// to the row's list, so the lists hold the exact k nearest (ties by index) of all partners.
 /// Pairs are those of cross mode (all of B) or ordered mode (all j != i).
-template <class T, row_metric_kind M, class Core = mma_tile_products<T>>
+template <class T, row_metric_kind M>
 struct mma_nearest_traversal {
-  using core                             = Core;
+  using core                             = mma_tile_products<T>;
   using policy                           = input::mma_tile;
   static constexpr int block_threads     = policy::block_threads;
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
