@@ -661,30 +661,6 @@ struct mma_tile_products : row_tile_pair<T> {
 #undef TWOBODY_WGMMA
 #undef TWOBODY_WGMMA_D8
   }
-
-  /// d = a b^T (+ d where accumulate) for the warpgroup's 64 x 128 block, K = 16.
-  __device__ static void wgmma_m64n128k16(float (&d)[64], std::uint64_t da, std::uint64_t db, bool accumulate)
-  {
-#define TWOBODY_WGMMA_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define TWOBODY_WGMMA(types)                                                                                          \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                         \
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32." types " "                                             \
-               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                              \
-               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                     \
-               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                      \
-               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "                    \
-               "%64, %65, p, 1, 1, 0, 0;\n}\n"                                                                       \
-               : TWOBODY_WGMMA_D8(0), TWOBODY_WGMMA_D8(8), TWOBODY_WGMMA_D8(16), TWOBODY_WGMMA_D8(24),                 \
-                 TWOBODY_WGMMA_D8(32), TWOBODY_WGMMA_D8(40), TWOBODY_WGMMA_D8(48), TWOBODY_WGMMA_D8(56)                \
-               : "l"(da), "l"(db), "r"(static_cast<int>(accumulate)))
-    if constexpr (cuda::std::is_same_v<T, __half>) {
-      TWOBODY_WGMMA("f16.f16");
-    } else {
-      TWOBODY_WGMMA("bf16.bf16");
-    }
-#undef TWOBODY_WGMMA
-#undef TWOBODY_WGMMA_D8
-  }
 #endif
 };
 
