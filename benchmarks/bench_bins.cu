@@ -12,7 +12,10 @@
 //                                       (shared_tile<256, 4>; spill_st8: shared_tile<256, 8>)
 //   <problem>/bins:<b>/cluster:<C>/copies:<H>/<input>   explicit cluster_privatized layouts
 // Problems: sdh (squared_euclidean + distance_bins over [0, 100 sqrt 3)) and rp_pi (2-D
-// (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 64 x 64 .. 1024 x 1024).
+// (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 64 x 64 .. 1024 x 1024);
+// and for the functors' relative costs (4096, 65536, 262144 bins): sdh_ieee (euclidean +
+// uniform_bins), rdf (periodic_squared_euclidean + distance_bins over [0, 50)) and rdf_ieee
+// (periodic_euclidean + uniform_bins over [0, 50)), in the 100^3 periodic box.
 // Counters: pairs_per_s, bins, predicted_s (the plan's predicted time), cluster, copies, passes.
 // Each time is the median of --reps (default 5) CUDA-event intervals around one call, fewer for
 // slow calls (3 when the first takes over 2 s, 1 over 10 s; counter timed_calls), after a warm-up
@@ -57,6 +60,30 @@ struct rp_pi_problem {
   explicit rp_pi_problem(int side) : bins{{0.f, 100.f, side}, {0.f, 100.f, side}} {}
 };
 
+// The functors whose relative_cost the cost model takes (docs/cost-model.md), at a few bin
+// counts: their one-pass rate against the SDH's at 4096 bins is that cost.
+struct sdh_ieee_problem {
+  static constexpr char const* name = "sdh_ieee";
+  twobody::euclidean f{};
+  twobody::uniform_bins<float> bins;
+  explicit sdh_ieee_problem(int b) : bins(0.f, sdh_range, b) {}
+};
+
+struct rdf_problem {
+  static constexpr char const* name = "rdf";
+  twobody::periodic_squared_euclidean<float, 3> f = twobody::make_periodic_squared_euclidean(box_side, box_side, box_side);
+  twobody::distance_bins<float> bins;
+  explicit rdf_problem(int b) : bins(rdf_range, b) {}
+};
+
+struct rdf_ieee_problem {
+  static constexpr char const* name = "rdf_ieee";
+  twobody::periodic_euclidean<float, 3> f = twobody::make_periodic_euclidean(box_side, box_side, box_side);
+  twobody::uniform_bins<float> bins;
+  explicit rdf_ieee_problem(int b) : bins(0.f, rdf_range, b) {}
+};
+std::vector<int> const functor_sweep{4096, 65536, 262144};
+
 enum class path { one_call, no_clusters, global_atomics, cluster, passes, spill };
 
 /// One timed call per iteration; `reps` iterations after a warm-up, reported as one median.
@@ -79,7 +106,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     } else if (which == path::cluster) {
       using kernel = twobody::detail::cluster_kernel<Input, twobody::points<float, 3>, decltype(prob.f),
                                                      decltype(prob.bins), unsigned long long>;
-      plan = twobody::model::choose_cluster_layout(twobody::detail::histogram_problem<unsigned int>(pairs0, static_cast<int>(slots)),
+      plan = twobody::model::choose_cluster_layout(twobody::detail::histogram_problem<unsigned int, decltype(prob.f)>(pairs0, static_cast<int>(slots)),
                                                    twobody::device_info::get(),
                                                    twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::cluster_privatized), cluster, copies);
     }
@@ -246,6 +273,11 @@ int main(int argc, char** argv)
   if (record_context()) {
     for (int b : sdh_sweep) { register_problem<sdh_problem>("sdh", b); }
     for (int side : rp_pi_sides) { register_problem<rp_pi_problem>("rp_pi", side); }
+    for (int b : functor_sweep) {
+      register_problem<sdh_ieee_problem>("sdh_ieee", b);
+      register_problem<rdf_problem>("rdf", b);
+      register_problem<rdf_ieee_problem>("rdf_ieee", b);
+    }
   }
   return run_registered(argc, argv);
 }

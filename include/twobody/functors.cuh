@@ -62,6 +62,8 @@ TWOBODY_UNROLL
 
 /// |a - b| (correctly rounded square root of the squared distance).
 struct euclidean {
+  /// The IEEE square root about doubles a histogram's pair (H100, docs/cost-model.md).
+  static constexpr double relative_cost = 2.1;
   template <class T, int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
@@ -75,6 +77,7 @@ struct euclidean {
 template <class T, int D>
 struct periodic_squared_euclidean {
   static constexpr bool returns_squared_distance = true;
+  static constexpr double relative_cost          = 1.4;  ///< the minimum image (H100, docs/cost-model.md)
   T box[D];
 
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
@@ -93,6 +96,7 @@ TWOBODY_UNROLL
 /// Minimum-image distance in an orthorhombic periodic box (see periodic_squared_euclidean).
 template <class T, int D>
 struct periodic_euclidean {
+  static constexpr double relative_cost = 2.5;  ///< minimum image and IEEE square root (H100)
   T box[D];
 
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
@@ -268,6 +272,7 @@ function_of_fn<Metric, F> function_of(Metric metric, F f)
 /// approximation used for the projected correlation function): returns {r_p, pi} with
 /// r_p = |a - b| over the first D - 1 axes and pi = |a_z - b_z|. Bin with bins_2d.
 struct rp_pi_separation {
+  static constexpr double relative_cost = 2.4;  ///< with bins_2d: an IEEE square root, two bin maps (H100)
   template <class T, int D>
   __host__ __device__ point<T, 2> operator()(point<T, D> const& a, point<T, D> const& b) const
   {

@@ -15,6 +15,12 @@
 /// `static constexpr bool bounded_slots = true;`; maps without that promise have their slot
 /// clamped onto the outside slot (one min per pair), so a wrong slot is never written out of
 /// bounds.
+///
+/// A functor may tell the cost model what one pair costs it, relative to `squared_euclidean`
+/// binned by `distance_bins` (1, the calibration's own functor) with
+/// `static constexpr double relative_cost = 2.0;`. The model then prices its shared-memory
+/// passes accordingly when it chooses between them, a spilling pass and global atomics for a
+/// histogram past shared memory (model/policy.cuh). Functors that say nothing cost 1.
 #pragma once
 
 #include <cuda/std/type_traits>
@@ -41,6 +47,18 @@ struct has_bounded_slots : cuda::std::false_type {};
 template <class Binning>
 struct has_bounded_slots<Binning, cuda::std::void_t<decltype(Binning::bounded_slots)>>
   : cuda::std::bool_constant<Binning::bounded_slots> {};
+
+/// The cost model's price of one pair of F relative to squared_euclidean with distance_bins
+/// (F::relative_cost, else 1).
+template <class F, class = void>
+struct relative_pair_cost {
+  static constexpr double value = 1.0;
+};
+template <class F>
+struct relative_pair_cost<F, cuda::std::void_t<decltype(F::relative_cost)>> {
+  static constexpr double value = static_cast<double>(F::relative_cost);
+  static_assert(value > 0.0, "relative_cost must be positive");
+};
 
 namespace detail {
 

@@ -5,6 +5,7 @@
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cstdlib>
 #include <vector>
@@ -134,12 +135,15 @@ using spill_histogram_inputs = one_call_inputs<model::for_spill_histogram, Point
 template <class Points>
 using per_point_inputs = one_call_inputs<model::for_per_point, Points>;
 
-/// The problem of a histogram of `slots` shared counters of type Counter over `pairs`.
-template <class Counter, class Points>
+/// The problem of a histogram of `slots` shared counters of type Counter over `pairs`, with the
+/// pair cost of functor F (relative_pair_cost; 1 for F = void).
+template <class Counter, class F = void, class Points>
 problem histogram_problem(pair_set<Points> const& pairs, int slots)
 {
-  return problem::histogram_of(pairs.mode, pairs.a.size, pairs.b.size, slots, static_cast<int>(sizeof(Counter)),
-                               static_cast<int>(sizeof(typename Points::value_type)), Points::dims);
+  problem p = problem::histogram_of(pairs.mode, pairs.a.size, pairs.b.size, slots, static_cast<int>(sizeof(Counter)),
+                                    static_cast<int>(sizeof(typename Points::value_type)), Points::dims);
+  p.pair_cost = relative_pair_cost<F>::value;
+  return p;
 }
 
 template <class Points>

@@ -228,7 +228,7 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
     layout = plan_cluster(slots, cluster, copies, sizeof(Counter), kernel::dynamic_smem_limit());
   } else {
     input_candidate const c  = candidate_of<Input, kernel>(output_kind::cluster_privatized);
-    policy_plan const chosen = model::choose_cluster_layout(histogram_problem<Counter>(pairs, slots), device_info::get(), c,
+    policy_plan const chosen = model::choose_cluster_layout(histogram_problem<Counter, F>(pairs, slots), device_info::get(), c,
                                                             cluster, copies);
     layout = {chosen.copies, chosen.window, chosen.passes, chosen.dynamic_smem, chosen.cluster};
   }

@@ -74,7 +74,7 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning co
 {
   using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
   using Counter = detail::shared_counter_t<C>;
-  problem const p = detail::histogram_problem<Counter>(pairs, bins.size() + 1);
+  problem const p = detail::histogram_problem<Counter, F>(pairs, bins.size() + 1);
   using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
   policy_plan const plan = detail::cached_plan<kernels>(p, [] {
     std::vector<input_candidate> candidates =

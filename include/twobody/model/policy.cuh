@@ -58,6 +58,10 @@ struct problem {
   int counter_bytes = 4;        ///< histogram: bytes of one shared-memory counter
   int value_bytes   = 4;        ///< coordinate type (4: float, 8: double)
   int dims          = 3;
+  /// What one pair's functor costs relative to squared_euclidean with distance_bins (the
+  /// calibration's functor): relative_pair_cost<F> (value_traits.cuh). It scales the time of the
+  /// shared-memory passes, not that of global atomics, whose rate does not depend on it.
+  double pair_cost = 1.0;
 
   static problem histogram_of(pair_mode mode, long long n_a, long long n_b, int slots, int counter_bytes = 4,
                               int value_bytes = 4, int dims = 3)
@@ -278,7 +282,7 @@ inline policy_plan choose_cluster_layout(problem const& p, device_info const& de
       if (occ.blocks_per_sm == 0) { continue; }
       long long const resident = cluster_resident_blocks(dev, occ.blocks_per_sm, cl);
       if (resident == 0) { continue; }
-      double const lat = cluster_latency(layout.window, cl, h, k.histogram, k.cluster);
+      double const lat = cluster_latency(layout.window, cl, h, k.histogram, k.cluster) * p.pair_cost;
       double const t   = layout.passes * predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat,
                                                            k.histogram, diagonal_extra(p, k), resident);
       if (t < best.predicted_seconds) {
@@ -328,6 +332,10 @@ inline policy_plan choose_spill_layout(problem const& p, device_info const& dev,
   double const per_update = std::max(k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots,
                                      k.global.one_address_per_update / std::max(1.0, spilled_slots));
   double const t_global   = spilled_share * visited * per_update;
+  // The global atomics are fire-and-forget: a functor dearer than the calibration's runs its
+  // extra arithmetic while the L2 takes them ((r_p, pi) at 262144 bins: 4.04 s measured against
+  // 5.2 s for the sum; SDH, cost 1: the sum).
+  double const t_spill    = std::max(t_shared * p.pair_cost, t_shared + t_global);
   best.input             = c;
   best.output            = output_kind::warp_privatized;
   best.copies            = 1;
@@ -337,7 +345,7 @@ inline policy_plan choose_spill_layout(problem const& p, device_info const& dev,
   best.dynamic_smem      = layout.smem;
   best.occ               = occ;
   best.rounds            = rounds(items, occ.blocks_per_sm, dev.sm_count);
-  best.predicted_seconds = t_shared + t_global;
+  best.predicted_seconds = t_spill;
   std::ostringstream why;
   why << p.slots << " slots x " << p.counter_bytes << " B: " << layout.window << " and the outside slot in shared memory hold "
       << 100.0 * (1.0 - spilled_share) << "% of a sample of the pairs, the rest spill to global atomics";
@@ -431,7 +439,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       long long const tile  = static_cast<long long>(c.block_threads) * c.points_per_thread;
       long long const items = model::tile_pairs(p, tile);
       cost_constants const k = h100_constants(c);
-      privatization_constants const rk{k.reduction_c_l, 0.0, k.histogram.saturation_warps};
+      privatization_constants const rk{k.reduction_c_l * p.pair_cost, 0.0, k.histogram.saturation_warps};
       double const t = model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, rk.c_l, rk,
                                                 model::diagonal_extra(p, k));
       if (t < best.predicted_seconds) {
@@ -491,7 +499,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       // Passes over windows (one copy, past shared memory) run slower per pair than one pass of the
       // same layout (measured: model::h100_window_pass_factor).
       double const lat = model::privatized_latency(layout.window, layout.copies, k.histogram) *
-                         (layout.passes > 1 ? k.window_pass_factor : 1.0);
+                         (layout.passes > 1 ? k.window_pass_factor : 1.0) * p.pair_cost;
       double const t   = layout.passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count,
                                                                   lat, k.histogram, model::diagonal_extra(p, k), 0,
                                                                   model::copies_setup(layout.copies, layout.window, k.histogram));
@@ -538,7 +546,7 @@ namespace model {
 inline std::string problem_key(problem const& p, int device, char const* policy_env)
 {
   return twobody::detail::key_bytes(p.kind, p.mode, p.n_a, p.n_b, p.output_bytes, p.slots, p.counter_bytes, p.value_bytes, p.dims,
-                           device) +
+                           p.pair_cost, device) +
          (policy_env != nullptr ? policy_env : "");
 }
 
