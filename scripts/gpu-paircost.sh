@@ -27,12 +27,12 @@ if [[ $part == all || $part == tests ]]; then
 fi
 build bench_bins benchmarks/bench_bins.cu -lbenchmark || exit 1
 if [[ $part == all || $part == functors ]]; then
-  TWOBODY_COMMIT=${TWOBODY_COMMIT:-} $B/bench_bins --reps=3 --benchmark_filter='^(sdh|sdh_ieee|rdf|rdf_ieee|rp_pi)/bins:4096/one_call$|^(sdh_ieee|rdf|rdf_ieee)/bins:(65536|262144)/(one_call|no_clusters)$' \
+  TWOBODY_COMMIT=${TWOBODY_COMMIT:-} $B/bench_bins --reps=3 --benchmark_filter='^(sdh|sdh_ieee|rdf|rdf_ieee|rp_pi)/bins:4096/one_call/|^(sdh_ieee|rdf|rdf_ieee)/bins:(65536|262144)/(one_call|no_clusters)/' \
     --benchmark_out="$OUT/bins-functors.json" --benchmark_out_format=json > "$OUT/bins-functors.log" 2>&1
   grep -E "one_call|no_clusters" "$OUT/bins-functors.log" | cut -c1-150
 fi
 if [[ $part == all || $part == rp_pi ]]; then
-  TWOBODY_COMMIT=${TWOBODY_COMMIT:-} $B/bench_bins --reps=3 --benchmark_filter='^rp_pi/bins:(16384|65536|262144|1048576)/(one_call|no_clusters)$' \
+  TWOBODY_COMMIT=${TWOBODY_COMMIT:-} $B/bench_bins --reps=3 --benchmark_filter='^rp_pi/bins:(16384|65536|262144|1048576)/(one_call|no_clusters)/' \
     --benchmark_out="$OUT/bins-rp_pi.json" --benchmark_out_format=json > "$OUT/bins-rp_pi.log" 2>&1
   grep -E "one_call|no_clusters" "$OUT/bins-rp_pi.log" | cut -c1-150
 fi

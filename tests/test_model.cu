@@ -678,7 +678,7 @@ TEST(PairCost, FunctorsDeclareItAndTheProblemCarriesIt)
 // model predicted 0.37-0.40 of every shared-memory plan, and kept two and five passes at 65536
 // and 262144 bins where one spilling pass was 1.46 and 1.22 times faster. With its cost: within
 // 25%, and the spill where it is faster.
-TEST_F(no_policy_env, PairCostFollowsTheMeasuredRpPiSweep)
+TEST_F(no_policy_env, PairCostFollowsTheMeasuredSweeps)
 {
   device_info const h = device_info::h100_sxm();
   auto rp_pi = [](int side) {
@@ -715,5 +715,16 @@ TEST_F(no_policy_env, PairCostFollowsTheMeasuredRpPiSweep)
     policy_plan const s = model::choose_spill_layout(p, h, c, 0, 53984, r.share, r.slots);
     EXPECT_NEAR(s.predicted_seconds / r.measured_s, 1.0, 0.25) << r.side * r.side << " bins: " << s;
     if (r.beats_passes) { EXPECT_LT(s.predicted_seconds, choose_policy(p, h).predicted_seconds) << r.side * r.side << " bins"; }
+  }
+  // The other functors with a cost, one pass at 4096 bins (benchmarks/results/bins-paircost-h100-2026-11-26).
+  struct one_pass {
+    double cost, measured_s;
+  };
+  for (one_pass const r : {one_pass{relative_pair_cost<euclidean>::value, 0.474},
+                           one_pass{relative_pair_cost<periodic_squared_euclidean<float, 3>>::value, 0.322},
+                           one_pass{relative_pair_cost<periodic_euclidean<float, 3>>::value, 0.580}}) {
+    problem p   = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097);
+    p.pair_cost = r.cost;
+    EXPECT_NEAR(choose_policy(p, h).predicted_seconds / r.measured_s, 1.0, 0.10) << "cost " << r.cost;
   }
 }

@@ -62,8 +62,8 @@ TWOBODY_UNROLL
 
 /// |a - b| (correctly rounded square root of the squared distance).
 struct euclidean {
-  /// The IEEE square root about doubles a histogram's pair (H100, docs/cost-model.md).
-  static constexpr double relative_cost = 2.1;
+  /// The IEEE square root nearly doubles a histogram's pair (H100, docs/cost-model.md).
+  static constexpr double relative_cost = 1.9;
   template <class T, int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
@@ -77,7 +77,7 @@ struct euclidean {
 template <class T, int D>
 struct periodic_squared_euclidean {
   static constexpr bool returns_squared_distance = true;
-  static constexpr double relative_cost          = 1.4;  ///< the minimum image (H100, docs/cost-model.md)
+  static constexpr double relative_cost          = 1.3;  ///< the minimum image (H100, docs/cost-model.md)
   T box[D];
 
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
@@ -96,7 +96,7 @@ TWOBODY_UNROLL
 /// Minimum-image distance in an orthorhombic periodic box (see periodic_squared_euclidean).
 template <class T, int D>
 struct periodic_euclidean {
-  static constexpr double relative_cost = 2.5;  ///< minimum image and IEEE square root (H100)
+  static constexpr double relative_cost = 2.4;  ///< minimum image and IEEE square root (H100)
   T box[D];
 
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
