@@ -42,6 +42,16 @@ template <class Agent>
 struct has_masked_accumulate<Agent, cuda::std::void_t<decltype(Agent::masked_accumulate)>>
   : cuda::std::bool_constant<Agent::masked_accumulate> {};
 
+/// Masked agents that handle the rare part of an update once per step declare `static constexpr
+/// bool step_hooks = true`: in a step they take accumulate_masked_at(r, v[, w], keep) with the
+/// pair's thread slot r, and end_step<R>() after the step's R pairs (all 32 lanes of the warp
+/// together: one vote, and a branch taken only when a lane has such updates, instead of a branch
+/// per pair). Single pairs (visit) still take accumulate_masked.
+template <class Agent, class = void>
+struct has_step_hooks : cuda::std::false_type {};
+template <class Agent>
+struct has_step_hooks<Agent, cuda::std::void_t<decltype(Agent::step_hooks)>> : cuda::std::bool_constant<Agent::step_hooks> {};
+
 /// Record agents whose push is called by all 32 lanes together (push(pass, record): warp-owned
 /// pages) declare `static constexpr bool warp_collective = true`.
 template <class Agent, class = void>
@@ -77,12 +87,18 @@ struct statistic_visitor {
   {
   }
 
-  template <class V, class W>
+  template <bool InStep = false, class V, class W>
   __device__ __forceinline__ void accept(int r, V const& v, W const& w, bool keep)
   {
     constexpr bool weighted = !cuda::std::is_same_v<W, unweighted>;
     if constexpr (is_per_row_agent<Agent>::value) {
       if (keep) { out.accumulate_row(r, v); }
+    } else if constexpr (InStep && has_step_hooks<Agent>::value) {
+      if constexpr (weighted) {
+        out.accumulate_masked_at(r, v, w, keep);
+      } else {
+        out.accumulate_masked_at(r, v, keep);
+      }
     } else if constexpr (has_masked_accumulate<Agent>::value) {
       if constexpr (weighted) {
         out.accumulate_masked(v, w, keep);
@@ -104,9 +120,10 @@ struct statistic_visitor {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       pair_of(r, [&](auto const& a, auto const& b, size_type, size_type, auto const& w, bool keep) {
-        accept(r, f(a, b), w, keep);
+        accept<true>(r, f(a, b), w, keep);
       });
     }
+    if constexpr (has_step_hooks<Agent>::value) { out.template end_step<R>(); }
   }
 
   template <class P, class W>

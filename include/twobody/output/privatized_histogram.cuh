@@ -73,6 +73,17 @@ struct slot_updates {
   {
     self().add(slot_of(self().p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
   }
+  // In a step (agents with step_hooks): r is the pair's thread slot.
+  template <class V>
+  __device__ void accumulate_masked_at(int r, V const& v, bool keep)
+  {
+    self().add_at(r, slot_of(self().p.bins, v), Counter(keep ? 1 : 0));
+  }
+  template <class V, class Wt>
+  __device__ void accumulate_masked_at(int r, V const& v, Wt w, bool keep)
+  {
+    self().add_at(r, slot_of(self().p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
+  }
 
  private:
   __device__ Agent& self() { return static_cast<Agent&>(*this); }
@@ -108,6 +119,10 @@ struct privatized_histogram_agent
   /// the hot loop has no branch; spill mode counts the outside slot there (values outside the
   /// bins: often many, all on one address in global memory).
   static constexpr int spare_words = Mode == window_mode::none ? 0 : 32;
+  /// Spill mode defers a step's global atomics to its end (end_step): a branch per pair around
+  /// them cost the spilling pass about twice the one-pass time.
+  static constexpr bool step_hooks = Mode == window_mode::spill;
+  static constexpr int max_step    = 16;  ///< the most pairs per thread in a step (shared_tile's points per thread)
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
@@ -127,6 +142,10 @@ struct privatized_histogram_agent
   int mine_bytes;    ///< byte offset of this lane's copy
   int spare_bytes;   ///< windowed modes: byte offset of this lane's spare counter
   unsigned long long pending = 0;
+  // Spill mode: the step's updates that go to global memory (thread slot r: bit r, slot, value).
+  unsigned spill_mask = 0;
+  int spill_slot[step_hooks ? max_step : 1];
+  Counter spill_value[step_hooks ? max_step : 1];
 
   __device__ privatized_histogram_agent(params const& p_, temp_storage&, void* dyn)
     : p(p_),
@@ -170,6 +189,40 @@ struct privatized_histogram_agent
     }
     // Byte offsets keep the address one IMAD (slot * stride + mine) in the hot loop.
     atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (slot * stride_bytes + mine_bytes)), c);
+  }
+
+  /// add() in a step, thread slot r: spill mode keeps the global update for end_step.
+  __device__ void add_at(int r, int slot, Counter c)
+  {
+    if constexpr (step_hooks) {
+      int const local   = slot - p.window_begin;
+      bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
+      bool const kept   = inside || slot == p.bins.size();
+      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
+                kept ? c : Counter{});
+      spill_slot[r]  = slot;
+      spill_value[r] = c;
+      spill_mask |= kept ? 0u : 1u << r;
+    } else {
+      add(slot, c);
+    }
+  }
+
+  /// After a step of R pairs (all 32 lanes): its spilled updates, one vote and a branch that is
+  /// taken only when a lane of the warp has one.
+  template <int R>
+  __device__ void end_step()
+  {
+    static_assert(R <= max_step, "a step of more pairs per thread than the spill keeps");
+    if constexpr (step_hooks) {
+      if (__any_sync(0xffffffffu, spill_mask != 0)) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if ((spill_mask >> r) & 1u) { atomicAdd(p.counts + spill_slot[r], static_cast<Count>(spill_value[r])); }
+        }
+      }
+      spill_mask = 0;
+    }
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
