@@ -252,6 +252,15 @@ struct row_tile_pair {
     }
   }
 
+  /// The tile row and column of bit mt * 16 + nt * 4 + e of a `pending` mask of lane `lane` of
+  /// warp (wm, wn): accumulator element acc[mt][nt][e].
+  __device__ static void pending_element(int bit, int wm, int wn, int lane, int& row, int& col)
+  {
+    int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
+    row = element_row(wm, mt, e, lane >> 2);
+    col = element_col(wn, nt, e, lane & 3);
+  }
+
   /// Every pair marked in the lanes' `pending` masks (bit mt * 16 + nt * 4 + e of lane L's
   /// accumulator element), one at a time by the whole warp: fn(row, col) with the pair's tile
   /// row and column. Empties the masks.
@@ -267,8 +276,9 @@ struct row_tile_pair {
       unsigned long long const pm = __shfl_sync(0xffffffffu, pending, leader);
       int const bit                = __ffsll(static_cast<long long>(pm)) - 1;
       if (lane == leader) { pending &= pending - 1; }
-      int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
-      fn(element_row(wm, mt, e, leader >> 2), element_col(wn, nt, e, leader & 3));
+      int row = 0, col = 0;
+      pending_element(bit, wm, wn, leader, row, col);
+      fn(row, col);
     }
   }
 
@@ -763,12 +773,11 @@ struct mma_traversal {
     int const listed = __shfl_sync(0xffffffffu, below, 31);
     bool const fits  = listed <= cap;
     if (fits) {
-      int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
       int at = warp * cap + below - mine;
       for (unsigned long long bits = pending; bits != 0; bits &= bits - 1) {
-        int const bit = __ffsll(static_cast<long long>(bits)) - 1;
-        int const mt = bit >> 4, nt = (bit >> 2) & 3, e = bit & 3;
-        list[at++] = static_cast<std::uint32_t>(element_row(wm, mt, e, g) * TS + element_col(wn, nt, e, t));
+        int row = 0, col = 0;
+        core::pending_element(__ffsll(static_cast<long long>(bits)) - 1, warp & 1, warp >> 1, lane, row, col);
+        list[at++] = static_cast<std::uint32_t>(row * TS + col);
       }
       pending = 0;
     }
@@ -912,14 +921,7 @@ struct mma_nearest_traversal {
   using temp_storage                     = typename core::temp_storage;
   static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
   static constexpr int minima_per_row        = 16;  ///< threads holding a row's products: 4 warps x 4 lanes
-  static_assert(TS * (minima_per_row + 1) * sizeof(float) <= core::stage_words * sizeof(std::uint32_t),
-                "the first tile's bounds fit in one stage");
-  /// products_wgmma loads chunks 0 and 1 (a[0..1] and b[0..1] of its stages, from the first
-  /// 1024-byte boundary) before its first barrier: the bounds must lie inside its a[2].
-  static_assert(sizeof(std::uint32_t) * core::stage_words * (core::stages - 1) >= 2 * core::wgmma_side_bytes + 1024 &&
-                  sizeof(std::uint32_t) * core::stage_words * (core::stages - 1) + TS * (minima_per_row + 1) * sizeof(float) <=
-                    3 * core::wgmma_side_bytes,
-                "the first tile's bounds lie where products_wgmma loads only after its first barrier");
+  static_assert(TS * (minima_per_row + 1) <= core::scratch_words, "the first tile's bounds fit in the core's scratch");
 
   params const& p;
   core tiles;
@@ -930,15 +932,14 @@ struct mma_nearest_traversal {
   /// (score + margin, rounded up) of its partners; at least k partners are then no worse than the
   /// k-th least of these 16, so no partner above it can be among the k nearest (for Euclidean
   /// rows filtered on squared values the cap is the Euclidean ru(sqrt(succ(E))), which every such
-  /// partner's exact value stays within). Nothing changes for k > 16. Uses the stage the next
-  /// products() refills only after its first barrier.
+  /// partner's exact value stays within). Nothing changes for k > 16. Uses the core's scratch.
   __device__ void cap_bounds(size_type row_start, size_type col_start, float const (&acc)[4][4][4], float const (&fa)[4][2],
                              float const (&fb)[4][2], float (&bound)[4][2])
   {
     constexpr float inf = cuda::std::numeric_limits<float>::infinity();
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
-    float* minima = reinterpret_cast<float*>(tiles.stage_a(core::stages - 1));
+    float* minima = reinterpret_cast<float*>(tiles.scratch());
     float* caps   = minima + TS * minima_per_row;
 #pragma unroll
     for (int mt = 0; mt < 4; ++mt) {
