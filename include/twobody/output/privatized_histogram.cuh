@@ -175,15 +175,10 @@ struct privatized_histogram_agent
       // convergence barrier (BSSY/BSYNC) per pair in the hot loop and made each pass 2.7 times
       // slower than one pass of the same layout; predicated PTX reductions were slower still
       // (H100, 2^20-point SDH, 65536 bins in 2 passes: branch 1.36 s, PTX 1.90 s, spare counters
-      // 0.745 s). Only the rare spill to global memory is a branch: predicated (PTX) the spilling
-      // pass took 1.7 times as long (65536 bins: 1.01 s against 0.59 s).
-      int const local   = slot - p.window_begin;
-      bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
-      bool const kept   = inside || (Mode == window_mode::spill && slot == p.bins.size());
-      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
-                kept ? c : Counter{});
-      if constexpr (Mode == window_mode::spill) {
-        if (!kept) { atomicAdd(p.counts + slot, static_cast<Count>(c)); }
+      // 0.745 s). Only the rare spill to global memory is a branch (predicated PTX took 1.7 times
+      // as long: 65536 bins, 1.01 s against 0.59 s); in a step, add_at leaves it to end_step.
+      if (!window_add(slot, c)) {
+        if constexpr (Mode == window_mode::spill) { atomicAdd(p.counts + slot, static_cast<Count>(c)); }
       }
       return;
     }
@@ -195,13 +190,9 @@ struct privatized_histogram_agent
   __device__ void add_at(int r, int slot, Counter c)
   {
     if constexpr (step_hooks) {
-      int const local   = slot - p.window_begin;
-      bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
-      bool const kept   = inside || slot == p.bins.size();
-      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
-                kept ? c : Counter{});
-      spill_slot[r]  = slot;
-      spill_value[r] = c;
+      bool const kept = window_add(slot, c);
+      spill_slot[r]   = slot;
+      spill_value[r]  = c;
       spill_mask |= kept ? 0u : 1u << r;
     } else {
       add(slot, c);
@@ -223,6 +214,18 @@ struct privatized_histogram_agent
       }
       spill_mask = 0;
     }
+  }
+
+  /// The windowed modes' shared update: c to slot's counter where the window (or, in spill mode,
+  /// the outside slot) keeps it, else zero to the lane's spare counter. Whether it was kept.
+  __device__ __forceinline__ bool window_add(int slot, Counter c)
+  {
+    int const local   = slot - p.window_begin;
+    bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
+    bool const kept   = inside || (Mode == window_mode::spill && slot == p.bins.size());
+    atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
+              kept ? c : Counter{});
+    return kept;
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
