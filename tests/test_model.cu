@@ -23,6 +23,21 @@ struct no_policy_env : ::testing::Test {
   void SetUp() override { unsetenv("TWOBODY_POLICY"); }
 };
 
+/// The spilling kernels' input among p's default candidates: shared_tile<256, ppt> with the
+/// privatized output (points_per_thread 0 when there is none).
+input_candidate spill_candidate(problem const& p, int points_per_thread)
+{
+  input_candidate c;
+  c.points_per_thread = 0;
+  for (auto const& d : default_candidates(p)) {
+    if (d.input == input_kind::shared_tile && d.block_threads == 256 && d.points_per_thread == points_per_thread &&
+        d.histogram_output == output_kind::warp_privatized) {
+      c = d;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 TEST(Occupancy, HandWorkedH100Cases)
@@ -620,14 +635,8 @@ TEST_F(no_policy_env, SpillPredictionsFollowTheMeasuredSweep)
                       row{131072, 4, 53984, 0.1484, 7286.0, 1.4694}, row{131072, 8, 49888, 0.1871, 8799.0, 1.5368},
                       row{262144, 4, 53984, 0.4951, 23718.0, 3.6411}, row{262144, 8, 49888, 0.5294, 25131.0, 3.7593},
                       row{524288, 4, 53984, 0.7358, 39529.0, 4.6907}, row{1048576, 4, 53984, 0.8648, 50403.0, 5.4246}}) {
-    problem const p = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, r.bins + 1);
-    input_candidate c;
-    for (auto const& d : default_candidates(p)) {
-      if (d.input == input_kind::shared_tile && d.block_threads == 256 && d.points_per_thread == r.points_per_thread &&
-          d.histogram_output == output_kind::warp_privatized) {
-        c = d;
-      }
-    }
+    problem const p         = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, r.bins + 1);
+    input_candidate const c = spill_candidate(p, r.points_per_thread);
     ASSERT_EQ(c.points_per_thread, r.points_per_thread);
     policy_plan const s = model::choose_spill_layout(p, h, c, 0, r.window, r.spilled_share, r.spilled_slots);
     EXPECT_NEAR(s.predicted_seconds / r.measured_s, 1.0, 0.15) << r.bins << " bins, " << r.points_per_thread << ": " << s;
@@ -703,14 +712,8 @@ TEST_F(no_policy_env, PairCostFollowsTheMeasuredSweeps)
   };
   for (spilled const r : {spilled{256, 0.02503, 1291.5, 1.2693, true}, spilled{512, 0.61682, 30873.9, 4.0395, true},
                           spilled{1024, 0.88051, 52784.6, 5.3688, false}}) {
-    problem const p = rp_pi(r.side);
-    input_candidate c;
-    for (auto const& d : default_candidates(p)) {
-      if (d.input == input_kind::shared_tile && d.block_threads == 256 && d.points_per_thread == 4 &&
-          d.histogram_output == output_kind::warp_privatized) {
-        c = d;
-      }
-    }
+    problem const p         = rp_pi(r.side);
+    input_candidate const c = spill_candidate(p, 4);
     ASSERT_EQ(c.points_per_thread, 4);
     policy_plan const s = model::choose_spill_layout(p, h, c, 0, 53984, r.share, r.slots);
     EXPECT_NEAR(s.predicted_seconds / r.measured_s, 1.0, 0.25) << r.side * r.side << " bins: " << s;

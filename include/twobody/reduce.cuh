@@ -54,9 +54,8 @@ using reduction_inputs = one_call_inputs<model::for_reduction, Points>;
 template <class Points, class F, class Op, class T, class Inner>
 policy_plan plan_reduction(pair_set<Points> const& pairs)
 {
-  problem p        = sizes_of(pairs, statistic_kind::reduction);
+  problem p        = sizes_of<F>(pairs, statistic_kind::reduction);
   p.output_bytes   = static_cast<long long>(sizeof(T));
-  p.pair_cost      = relative_pair_cost<F>::value;
   using kernels    = reduction_kernels<Points, F, Op, T, Inner>;
   return cached_plan<kernels>(p, [] { return candidates_of<kernels::template kernel>(reduction_inputs<Points>{}); });
 }

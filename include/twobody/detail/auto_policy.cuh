@@ -146,7 +146,9 @@ problem histogram_problem(pair_set<Points> const& pairs, int slots)
   return p;
 }
 
-template <class Points>
+/// The sizes of a `kind` problem over `pairs`, with the pair cost of functor F (relative_pair_cost;
+/// 1 for F = void).
+template <class F = void, class Points>
 problem sizes_of(pair_set<Points> const& pairs, statistic_kind kind)
 {
   problem p;
@@ -156,6 +158,7 @@ problem sizes_of(pair_set<Points> const& pairs, statistic_kind kind)
   p.n_b         = pairs.b.size;
   p.value_bytes = static_cast<int>(sizeof(typename Points::value_type));
   p.dims        = Points::dims;
+  p.pair_cost   = relative_pair_cost<F>::value;
   return p;
 }
 

@@ -71,7 +71,7 @@ policy_plan plan_sum_per_point(pair_set<Points> const& pairs, F const&)
 {
   using O       = cuda::std::conditional_t<cuda::std::is_void_v<Out>, typename Points::value_type, Out>;
   using kernels = detail::per_point_kernels<Points, F, O>;
-  return detail::cached_plan<kernels>(detail::sizes_of(pairs, statistic_kind::per_point), [] {
+  return detail::cached_plan<kernels>(detail::sizes_of<F>(pairs, statistic_kind::per_point), [] {
     return detail::candidates_of<kernels::template kernel>(detail::per_point_inputs<Points>{});
   });
 }
