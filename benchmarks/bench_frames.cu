@@ -1,14 +1,16 @@
 // Small sets and many frames (issue 24):
 //  - floor/...  the one-call floor at small N: a host-synchronous call (wall clock around the
 //               call, result on the host) and an asynchronous call (device output, no host
-//               sync: wall clock over a batch of calls divided by the calls), for a periodic
-//               RDF (128 bins), a pair count within r and Gaussian kernel sums per point
-//               (ordered pairs), device data;
-//  - shape/...  the one-call RDF and count at 1024 and 4096 points with each small tile shape
-//               (and private copies) named explicitly: what the planner's small-set choice rests on;
+//               sync: wall clock over a batch of calls divided by the calls, and enqueue_us,
+//               the host's share: the time to issue them), for a periodic RDF (128 bins), a pair
+//               count within r and Gaussian kernel sums per point (ordered pairs), device data;
+//  - shape/...  the one-call RDF, count and per-point sums at 1024 and 4096 points with each
+//               small tile shape (column groups, private copies) named explicitly: what the
+//               planner's small-set choice rests on;
 //  - phase/...  where a call's time goes: planning, pointer checks, scratch allocation, the
-//               launch, the copy back and the synchronization, each timed alone, and an
-//               empty kernel launched asynchronously (this host's launch rate: the floor);
+//               launch, the copy back and the synchronization, each timed alone, an empty
+//               kernel launched asynchronously (this host's launch rate: the floor), and wide
+//               empty kernels plain and cooperative with a grid barrier (132, 528, 2112 blocks);
 //  - frames/... F frames of N atoms (a periodic box per frame, uniform atoms at a liquid-like
 //               number density, RDF out to 12 in 128 bins): one batched call (summed and per
 //               frame; and from host arrays in one run or in overlapped runs of 2^18 points;
@@ -21,6 +23,8 @@
 #include "bench_common.cuh"
 
 #include <twobody/detail/staging.cuh>
+
+#include <cooperative_groups.h>
 
 #include <algorithm>
 #include <chrono>
@@ -59,17 +63,24 @@ constexpr int async_batch = 64;
 /// batch's share of 0.05 s keeps a row's wall clock near 0.05 s per repetition (0.05 s made
 /// each asynchronous row run 64 times that, about 20 s).
 constexpr double async_min_time = 0.05 / async_batch;
+/// The counter enqueue_us is the host's share: the time to issue a batch (before its
+/// synchronization) per call. Near the call's time, the host is the limit; far below it, the GPU.
 template <class Body>
 void wall_async(benchmark::State& state, cudaStream_t stream, Body&& body)
 {
   body();
   EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  double enqueue = 0.0;
+  long long calls = 0;
   for (auto _ : state) {
     auto const t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < async_batch; ++k) { body(); }
+    enqueue += seconds_since(t0);
+    calls += async_batch;
     EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(stream));
     state.SetIterationTime(seconds_since(t0) / async_batch);
   }
+  if (calls > 0) { state.counters["enqueue_us"] = enqueue / static_cast<double>(calls) * 1e6; }
 }
 
 struct stream_holder {
@@ -176,7 +187,7 @@ void floor_rdf_graph(benchmark::State& state)
 /// One-call shapes at small N (asynchronous, device output, explicit input policy): the RDF
 /// with state.range(1) private copies, and the count. What the planner's small-set choice
 /// rests on (issue 24: the floor at 4096 points).
-template <int B, int R, int M = 1>
+template <int B, int R, int M = 1, int G = 1>
 void shape_rdf(benchmark::State& state)
 {
   long long const n = state.range(0);
@@ -187,19 +198,19 @@ void shape_rdf(benchmark::State& state)
   bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
   bench::guarded(state, [&] {
     wall_async(state, st.s, [&] {
-      twobody::histogram<twobody::input::shared_tile<B, R, M>>(pairs, c.f, c.bins, d.as<unsigned long long>(),
+      twobody::histogram<twobody::input::shared_tile<B, R, M, G>>(pairs, c.f, c.bins, d.as<unsigned long long>(),
                                                             twobody::output::warp_privatized{copies}, st.s);
     });
     bench::set_counters(state, bench::self_pair_count(n));
   });
 }
 
-template <int B, int R, int M = 1>
+template <int B, int R, int M = 1, int G = 1>
 void shape_count(benchmark::State& state)
 {
   long long const n = state.range(0);
   auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
-  using input       = twobody::input::shared_tile<B, R, M>;
+  using input       = twobody::input::shared_tile<B, R, M, G>;
   auto const pred   = twobody::within_radius(bench::radius);
   stream_holder st;
   bench::device_scratch d(sizeof(unsigned long long));
@@ -209,6 +220,23 @@ void shape_count(benchmark::State& state)
   bench::guarded(state, [&] {
     wall_async(state, st.s, [&] { twobody::count_pairs<input>(temp.ptr, bytes, pairs, pred, d.as<unsigned long long>(), st.s); });
     bench::set_counters(state, bench::self_pair_count(n));
+  });
+}
+
+/// The per-point Gaussian sums of floor/per_point with a named input policy (asynchronous).
+template <int B, int R, int M = 1, int G = 1>
+void shape_per_point(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::ordered_pairs(bench::device_data<float>(n, 0));
+  stream_holder st;
+  bench::device_scratch d(sizeof(float) * n);
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] {
+      twobody::sum_per_point<twobody::input::shared_tile<B, R, M, G>>(pairs, twobody::gaussian_kernel(bench::radius),
+                                                                      d.as<float>(), st.s);
+    });
+    bench::set_counters(state, 2.0 * bench::self_pair_count(n));
   });
 }
 
@@ -293,6 +321,46 @@ void phase_empty_kernel_async(benchmark::State& state)
   bench::guarded(state, [&] {
     wall_async(state, st.s, [&] {
       empty_kernel<<<1, 64, 0, st.s>>>(d.as<int>());
+      EXAMPLE_CUDA_CHECK(cudaGetLastError());
+    });
+  });
+}
+
+/// Blocks that all run at once and then meet at a grid barrier, launched cooperatively: the
+/// floor of a one-kernel call that folds its own partials (state.range(0) blocks of 128 threads;
+/// 528 is the count's grid at 4096 points).
+__global__ void grid_barrier_kernel(int* p)
+{
+  cooperative_groups::this_grid().sync();
+  if (p != nullptr && blockIdx.x == 0 && threadIdx.x == 0) { *p = 1; }
+}
+
+__global__ void wide_empty_kernel(int* p)
+{
+  if (p != nullptr && threadIdx.x == 1u << 30) { *p = blockIdx.x; }
+}
+
+void phase_grid_barrier_async(benchmark::State& state)
+{
+  stream_holder st;
+  bench::device_scratch d(1024);
+  int* ptr = d.as<int>();
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] {
+      void* args[] = {&ptr};
+      EXAMPLE_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(grid_barrier_kernel),
+                                                     dim3(static_cast<unsigned>(state.range(0))), dim3(128), args, 0, st.s));
+    });
+  });
+}
+
+void phase_wide_kernel_async(benchmark::State& state)
+{
+  stream_holder st;
+  bench::device_scratch d(1024);
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] {
+      wide_empty_kernel<<<static_cast<unsigned>(state.range(0)), 128, 0, st.s>>>(d.as<int>());
       EXAMPLE_CUDA_CHECK(cudaGetLastError());
     });
   });
@@ -557,6 +625,16 @@ int main(int argc, char** argv)
     reg2("shape/rdf128/tile:64x1/min_blocks:16", shape_rdf<64, 1, 16>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:32x1/min_blocks:32", shape_rdf<32, 1, 32>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:128x1/min_blocks:8", shape_rdf<128, 1, 8>, shape_sizes, shape_copies);
+    // Column groups: the 128-point tile in 2 groups of 128 threads (twice the warps per tile
+    // pair; the one-call forms' small tile since 2026-11-26).
+    reg2("shape/rdf128/tile:128x1/groups:2", shape_rdf<256, 1, 4, 2>, shape_sizes, shape_copies);
+    reg("shape/count/tile:128x1/groups:2", shape_count<256, 1, 4, 2>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:128x1", shape_per_point<128, 1>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:128x1/groups:2", shape_per_point<256, 1, 4, 2>, shape_sizes, async_min_time);
+    // Two own points per thread in 4 groups (fewer shared loads per pair, the same warps).
+    reg2("shape/rdf128/tile:64x2/groups:4", shape_rdf<256, 2, 4, 4>, shape_sizes, {1});
+    reg("shape/count/tile:64x2/groups:4", shape_count<256, 2, 4, 4>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:64x2/groups:4", shape_per_point<256, 2, 4, 4>, shape_sizes, async_min_time);
     reg("shape/count/tile:64x1/min_blocks:16", shape_count<64, 1, 16>, shape_sizes, async_min_time);
     reg("shape/count/tile:32x1/min_blocks:32", shape_count<32, 1, 32>, shape_sizes, async_min_time);
     reg("shape/count/tile:32x1", shape_count<32, 1>, shape_sizes, async_min_time);
@@ -574,6 +652,8 @@ int main(int argc, char** argv)
     reg("phase/scratch_alloc", phase_scratch, {0});
     reg("phase/planned_launch", phase_planned_launch, {256, 4096}, async_min_time);
     reg("phase/empty_kernel_async", phase_empty_kernel_async, {0}, async_min_time);
+    reg("phase/grid_barrier_async", phase_grid_barrier_async, {132, 528, 2112}, async_min_time);
+    reg("phase/wide_kernel_async", phase_wide_kernel_async, {132, 528, 2112}, async_min_time);
     reg("phase/copy_back_sync", phase_copy_back_sync, {0});
     reg("phase/memset_sync", phase_empty_kernel_sync, {0});
     reg("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);

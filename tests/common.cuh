@@ -150,7 +150,8 @@ struct config {
 };
 using policy_configs =
   ::testing::Types<config<twobody::input::shared_tile<256, 4>, float>, config<twobody::input::shared_tile<256, 4>, double>,
-                   config<twobody::input::shared_tile<128, 1>, float>, config<twobody::input::readonly_tile<64, 2>, float>,
+                   config<twobody::input::shared_tile<128, 1>, float>, config<twobody::input::shared_tile<256, 1, 4, 2>, float>,
+                   config<twobody::input::shared_tile<128, 2, 1, 2>, double>, config<twobody::input::readonly_tile<64, 2>, float>,
                    config<twobody::input::readonly_tile<256, 4>, double>, config<twobody::input::shuffle_tile<256, 4>, float>,
                    config<twobody::input::shuffle_tile<128, 2>, double>, config<twobody::input::naive<128>, float>,
                    config<twobody::input::naive<256>, double>>;

@@ -187,6 +187,8 @@ TEST(GpuFastPaths, PerPointSumsMatchCpu)
   for (pair_mode m : {pair_mode::cross, pair_mode::ordered}) {
     check_per_point<default_input, float>(m, n, n / 2 + 7);
     check_per_point<input::shared_tile<128, 1>, double>(m, n / 2 + 1, n);
+    check_per_point<input::shared_tile<256, 1, 4, 2>, float>(m, n / 2 + 3, n / 3 + 5);  // column groups
+    check_per_point<input::shared_tile<128, 2, 1, 2>, double>(m, n / 3 + 1, n / 2);
     check_per_point<input::readonly_tile<64, 2>, float>(m, n / 3, n / 4);
     check_per_point<input::shuffle_tile<256, 4>, float>(m, n, 33);
     check_per_point<input::naive<128>, double>(m, n / 3, n / 5);

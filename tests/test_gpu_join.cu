@@ -82,6 +82,9 @@ TEST(GpuJoin, EveryOutputPolicyMatchesTheCpu)
   check_policy<input::shared_tile<256, 4>, output::two_pass>("two pass");
   check_policy<input::shuffle_tile<256, 4>, output::direct_output_buffer<4>>("shuffle tile");
   check_policy<input::shared_tile<128, 1>, output::direct_output_buffer<32, output::page_owner::warp>>("st128x1 warp");
+  // Column groups: two groups of 128 threads share each tile pair's columns (and its pages).
+  check_policy<input::shared_tile<256, 1, 4, 2>, output::direct_output_buffer<4>>("st128x1 groups 2");
+  check_policy<input::shared_tile<256, 1, 4, 2>, output::two_pass>("st128x1 groups 2 two pass");
   check_policy<input::readonly_tile<256, 2>, output::direct_output_buffer<4>>("readonly tile");
 }
 

@@ -135,7 +135,7 @@ TEST(GpuModel, OneCallChoosesTilesBySizeAndStaysCorrect)
   distance_bins<float> const bins(112.f, 256);
   policy_plan const small = plan_histogram(self_pairs(small_d.view()), squared_euclidean{}, bins);
   if (device_info::get().sm_count >= 64) {
-    EXPECT_EQ(small.input.block_threads * small.input.points_per_thread, 128) << small;
+    EXPECT_EQ(small.input.tile_points(), 128) << small;
     points<float, 3> big = small_d.view();
     big.size             = 1 << 20;  // only planned, not run
     EXPECT_EQ(plan_histogram(self_pairs(big), squared_euclidean{}, bins).input.points_per_thread, 8);

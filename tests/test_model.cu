@@ -224,11 +224,11 @@ TEST_F(no_policy_env, SmallSetsPlanTheSmallTile)
   for (long long n : {256LL, 1024LL, 4096LL}) {
     int const fastest = n <= 1024 ? 32 : 128;
     policy_plan const hist = choose_policy(problem::histogram_of(pair_mode::self, n, n, 129), h);
-    EXPECT_EQ(hist.input.block_threads * hist.input.points_per_thread, fastest) << n;
+    EXPECT_EQ(hist.input.tile_points(), fastest) << n;
     EXPECT_EQ(hist.input.points_per_thread, 1) << n;
     EXPECT_LE(hist.copies, 4) << n;  // zeroing and flushing 32 copies cost more than their conflicts save
     policy_plan const count = choose_policy(problem::reduction_of(pair_mode::self, n, n, 8), h);
-    EXPECT_EQ(count.input.block_threads * count.input.points_per_thread, fastest) << n;
+    EXPECT_EQ(count.input.tile_points(), fastest) << n;
   }
   for (long long n : {1LL << 18, 1LL << 20}) {
     EXPECT_GE(choose_policy(problem::histogram_of(pair_mode::self, n, n, 129), h).input.points_per_thread, 4) << n;
@@ -304,7 +304,7 @@ TEST_F(no_policy_env, SmallProblemsTakeSmallerTiles)
   // 2^14 points: tiles of 2048 make 36 tile pairs for 264 block slots, tiles of 1024 make 136,
   // tiles of 128 make 8256 (bench_frames floor/rdf128 at 16384).
   policy_plan const small = choose_policy(problem::histogram_of(pair_mode::self, 1 << 14, 1 << 14, 257), h);
-  EXPECT_EQ(small.input.block_threads * small.input.points_per_thread, 128);
+  EXPECT_EQ(small.input.tile_points(), 128);
   // 2^16 points: 2 rounds of 2048-point tiles, where the block with a diagonal tile pair sets
   // the time (measured: 1.6 against 1.94 T pairs/s for 1024-point tiles).
   EXPECT_EQ(choose_policy(problem::histogram_of(pair_mode::self, 1 << 16, 1 << 16, 257), h).input.points_per_thread, 4);
@@ -395,13 +395,13 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   using namespace twobody;
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 3>>,
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>,
-                                                  input::shared_tile<128, 1>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
+                                                  input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<double, 3>>,
-                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<128, 1>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
+                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 6>>,
-                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<128, 1>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
+                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::per_point_inputs<points<float, 2>>,
-                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<128, 1>, input::shared_tile<32, 1>>>);
+                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>>>);
   auto names = [](std::vector<input_candidate> const& v) {
     std::vector<std::string> n;
     for (auto const& c : v) { n.push_back(c.name()); }
@@ -409,10 +409,10 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   };
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257))),
             (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics",
-                                      "shared_tile<128, 1>", "shared_tile<32, 1>", "shuffle_tile<256, 4>",
+                                      "shared_tile<256, 1, groups 2>", "shared_tile<32, 1>", "shuffle_tile<256, 4>",
                                       "shuffle_tile<256, 4>+cluster"}));
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257, 4, 8))),
-            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics", "shared_tile<128, 1>",
+            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics", "shared_tile<256, 1, groups 2>",
                                       "shared_tile<32, 1>", "shuffle_tile<256, 4>", "shuffle_tile<256, 4>+cluster"}));
   static_assert(std::is_same_v<detail::global_histogram_inputs<points<float, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::cluster_histogram_inputs<points<float, 3>>, detail::input_list<input::shuffle_tile<256, 4>>>);
@@ -420,7 +420,7 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::spill_histogram_inputs<points<double, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
-            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<128, 1>", "shared_tile<32, 1>"}));
+            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 1, groups 2>", "shared_tile<32, 1>"}));
   // Names and TWOBODY_POLICY inputs come from the same entries.
   EXPECT_STREQ(to_string(input_kind::shuffle_tile), "shuffle_tile");
   EXPECT_EQ(model::parse_policy_override("input=readonly_tile").input, input_kind::readonly_tile);

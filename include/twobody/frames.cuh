@@ -129,7 +129,7 @@ void histogram_frames_with(frame_pairs<Points> const& pairs, frame_layout<Points
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
   TWOBODY_EXPECTS(d_counts != nullptr, "histogram_frames: the counts pointer is null");
   require_device_pointer(d_counts, "histogram_frames: d_counts");
-  frame_batch<Points> const batch(pairs, layout, Input::block_threads * Input::points_per_thread, stream);
+  frame_batch<Points> const batch(pairs, layout, tile_points_v<Input>, stream);
   check_frame_boxes<F>(batch.layout(), f, bin_reach<F>(bins));
   int const slots = bins.size() + 1;
   std::size_t const outputs = static_cast<std::size_t>(slots) * (per_frame ? static_cast<std::size_t>(batch.frames()) : 1u);
@@ -153,7 +153,7 @@ void count_frames_with(frame_pairs<Points> const& pairs, frame_layout<Points> co
   using C = pair_count_t<Points>;
   TWOBODY_EXPECTS(d_counts != nullptr, "count_frames: the result pointer is null");
   require_device_pointer(d_counts, "count_frames: d_counts");
-  frame_batch<Points> const batch(pairs, layout, Input::block_threads * Input::points_per_thread, stream);
+  frame_batch<Points> const batch(pairs, layout, tile_points_v<Input>, stream);
   check_frame_boxes<Pred>(batch.layout(), pred, predicate_reach(pred));
   std::size_t const outputs = per_frame ? static_cast<std::size_t>(batch.frames()) : 1u;
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(C) * outputs, stream));

@@ -23,7 +23,8 @@ template <class Input, class Kernel>
 input_candidate candidate_of(output_kind histogram_output = output_kind::warp_privatized)
 {
   kernel_resources const r = Kernel::resources();
-  return {Input::kind, Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem, histogram_output};
+  return {Input::kind,    Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem,
+          histogram_output, column_groups_v<Input>};
 }
 
 /// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs (for
@@ -56,7 +57,7 @@ template <class Fn, class First, class... Rest>
 void with_chosen_input(input_list<First, Rest...>, input_candidate const& chosen, Fn&& fn)
 {
   if (First::kind == chosen.input && First::block_threads == chosen.block_threads &&
-      First::points_per_thread == chosen.points_per_thread) {
+      First::points_per_thread == chosen.points_per_thread && column_groups_v<First> == chosen.column_groups) {
     fn(First{});
     return;
   }
@@ -91,7 +92,8 @@ template <class Entry, class Shape, unsigned Use, int ValueBytes, int Dims>
 using shape_input =
   cuda::std::conditional_t<(Shape::uses & Use) != 0 &&
                              model::points_per_thread_fit(ValueBytes, Dims, Shape::points_per_thread),
-                           input_list<typename Entry::template type<Shape::block_threads, Shape::points_per_thread>>,
+                           input_list<typename Entry::template type<Shape::block_threads, Shape::points_per_thread,
+                                                                    Shape::column_groups>>,
                            input_list<>>;
 
 template <class Entry, class Shapes, unsigned Use, int ValueBytes, int Dims>

@@ -153,6 +153,17 @@ template <class Policy>
 inline constexpr int min_blocks_per_sm_v<Policy, cuda::std::void_t<decltype(Policy::min_blocks_per_sm)>> =
   Policy::min_blocks_per_sm;
 
+/// Thread groups that share each tile pair's columns (an input policy's column_groups, else 1).
+template <class Policy, class = void>
+inline constexpr int column_groups_v = 1;
+template <class Policy>
+inline constexpr int column_groups_v<Policy, cuda::std::void_t<decltype(Policy::column_groups)>> = Policy::column_groups;
+
+/// Points per tile of a tiled input policy: its own points per block (block_threads /
+/// column_groups threads hold points_per_thread each).
+template <class Policy>
+inline constexpr int tile_points_v = Policy::block_threads / column_groups_v<Policy> * Policy::points_per_thread;
+
 /// The second __launch_bounds__ argument of an engine kernel: the traversal's min_blocks_per_sm
 /// (0: the compiler's own register budget), or 0 for visitors that ask for it. Join visitors
 /// do: bounded to 1 block per SM, ptxas gives their record-building loop up to 120 registers

@@ -73,6 +73,7 @@ struct frame_traversal {
   __device__ void run(Source& units, Visitor& out)
   {
     static_assert(Source::consecutive, "frames run on the static split");
+    static_assert(column_groups_v<Input> == 1, "frames run input policies without column groups");
     static_assert(!is_per_row_agent<typename Visitor::agent_type>::value, "frames have no per-point statistics");
     if (!units.any()) { return; }
     point<T, D> own[R];

@@ -57,7 +57,7 @@ template <class Input>
 constexpr unsigned long long max_increments_per_tile()
 {
   if constexpr (Input::tiled) {
-    unsigned long long const ts = static_cast<unsigned long long>(Input::block_threads) * Input::points_per_thread;
+    unsigned long long const ts = static_cast<unsigned long long>(tile_points_v<Input>);
     return ts * ts;
   } else {
     return static_cast<unsigned long long>(Input::block_threads) * 4096ull;

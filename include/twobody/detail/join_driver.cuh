@@ -447,7 +447,7 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   using Record     = typename Emitter::record_type;
   constexpr int PS = Output::page_records;
   constexpr int B  = Input::block_threads;
-  constexpr int TS = B * Input::points_per_thread;
+  constexpr int TS = tile_points_v<Input>;
   using agent      = typename dob_agent_of<Output, Record>::type;
   using visitor    = join_visitor<agent, Emitter>;
   using traversal   = tile_traversal<Input, Points>;
@@ -485,7 +485,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   auto const write_kernel = engine_kernel<traversal, writer, static_units>();
 
   join_stats st;
-  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, B * Input::points_per_thread);
+  tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, tile_points_v<Input>);
   if (pairs.count() == 0) { return st; }
   auto const units = static_cast<unsigned long long>(sched.total);
   // Both passes must give each thread the same pairs: one grid for both.

@@ -330,7 +330,7 @@ struct pair_kernel {
   static tile_schedule schedule(pair_set<Points> const& pairs)
   {
     return tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size,
-                               size_type(Input::block_threads) * Input::points_per_thread);
+                               size_type(tile_points_v<Input>));
   }
 
   /// Grid and shared memory for `pairs`: a persistent grid of (resident blocks per SM) x SMs,

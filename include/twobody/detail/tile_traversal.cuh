@@ -20,18 +20,37 @@ struct kernel_inputs {
   bool vector_aligned;  ///< coordinate arrays 16-byte aligned (vector loads allowed)
 };
 
+/// Column groups of a column source (its `groups`, else 1): thread groups of B threads that hold
+/// the same own points and share each tile pair's columns (shared_tile's ColumnGroups).
+template <class Columns, class = void>
+inline constexpr int source_groups_v = 1;
+template <class Columns>
+inline constexpr int source_groups_v<Columns, cuda::std::void_t<decltype(Columns::groups)>> = Columns::groups;
+
+/// This thread's own-point slot in a row tile of B threads per group (its lane in its group).
+template <int B, int G>
+__device__ __forceinline__ int row_lane()
+{
+  if constexpr (G == 1) {
+    return static_cast<int>(threadIdx.x);
+  } else {
+    return static_cast<int>(threadIdx.x) % B;
+  }
+}
+
 /// Thread slot r's own point of the row tile of row_count points at row_start (and its weight).
 /// Slots past the end of a partial row tile repeat the tile's first point, so that the partial
 /// tile's pairs are real points whose results are dropped (keep false). A branch, not selects:
 /// with selects ptxas scheduled the hot loops of the SDH with the read-only tile and with IEEE
 /// sqrt 4-5% slower (bench_suite, H100), the hot-loop PTX unchanged.
-template <int B, int R, class Points, class T, int D>
+template <int B, int R, int G = 1, class Points, class T, int D>
 __device__ __forceinline__ void load_own_points(Points const& a, size_type row_start, int row_count, point<T, D> (&own)[R],
                                                 T (&own_w)[R])
 {
+  int const lane = row_lane<B, G>();
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    int const p = threadIdx.x + r * B;
+    int const p = lane + r * B;
     if (p < row_count) {
       own[r]   = a.load_readonly(row_start + p);
       own_w[r] = a.weight_readonly(row_start + p);
@@ -46,20 +65,24 @@ __device__ __forceinline__ void load_own_points(Points const& a, size_type row_s
 /// row_start + threadIdx.x + r * B of a row tile of row_count points) against the column tile of
 /// col_count points at col_start, staged by `columns`. A diagonal tile pair (the same tile on
 /// both sides, self and ordered mode) takes the balanced scheme. Shared by every traversal that
-/// tiles (one launch's tile schedule; the frames of a batch).
+/// tiles (one launch's tile schedule; the frames of a batch). With column groups (B threads per
+/// group) each group takes its share of the columns, or every G-th step of a diagonal tile.
 template <int B, int R, class Columns, class T, int D, class Weight, class Visitor>
 __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode, bool diagonal, point<T, D> const (&own)[R],
                                                 Weight&& weight, size_type row_start, int row_count, size_type col_start,
                                                 int col_count, Visitor& out)
 {
-  constexpr int TS = B * R;
-  using stored     = typename Columns::stored;
+  constexpr int TS   = B * R;
+  constexpr int G    = source_groups_v<Columns>;
+  using stored       = typename Columns::stored;
+  int const lane     = row_lane<B, G>();
+  int const first_k  = 1 + (G == 1 ? 0 : static_cast<int>(threadIdx.x) / B);
   if (diagonal) {
     columns.stage(row_start, row_count);
     if (mode == pair_mode::self) {
-      for (int k = 1; k <= TS / 2; ++k) {
+      for (int k = first_k; k <= TS / 2; k += G) {
         out.template step<R>([&](int r, auto&& use) {
-          int const p = threadIdx.x + r * B;
+          int const p = lane + r * B;
           int const q = diagonal_partner(p, k, TS);
           if (diagonal_self_pair(p, q, k, TS, row_count)) {
             // Keep self mode's promise (a_i, a_j) with i < j, so non-symmetric functors see one order.
@@ -74,9 +97,9 @@ __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode
         });
       }
     } else {  // ordered: every q != p
-      for (int k = 1; k < TS; ++k) {
+      for (int k = first_k; k < TS; k += G) {
         out.template step<R>([&](int r, auto&& use) {
-          int const p = threadIdx.x + r * B;
+          int const p = lane + r * B;
           int const q = diagonal_partner(p, k, TS);
           if (p < row_count && q < row_count) {
             stored const s = columns.at(q);
@@ -90,17 +113,18 @@ __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode
     // A smaller than a tile) evaluates every slot as a full tile does and drops the padding's
     // results: a branch around each pair made these tile pairs 2-3x slower.
     int j = 0;
+    if constexpr (G > 1) { j = columns.first_column(col_count); }
     if (row_count == TS) {
       columns.for_each(col_start, col_count, [&](stored const& s) {
         out.template step<R>([&](int r, auto&& use) {
-          use(own[r], s.coords(), row_start + threadIdx.x + r * B, col_start + j, weight(r, s), true);
+          use(own[r], s.coords(), row_start + lane + r * B, col_start + j, weight(r, s), true);
         });
         ++j;
       });
     } else {
       columns.for_each(col_start, col_count, [&](stored const& s) {
         out.template step<R>([&](int r, auto&& use) {
-          int const p = threadIdx.x + r * B;
+          int const p = lane + r * B;
           use(own[r], s.coords(), row_start + p, col_start + j, weight(r, s), p < row_count);
         });
         ++j;
@@ -123,7 +147,8 @@ template <class Input, class Points>
 struct tile_traversal {
   static constexpr int block_threads     = Input::block_threads;
   static constexpr int min_blocks_per_sm = min_blocks_per_sm_v<Input>;
-  static constexpr int B                 = Input::block_threads;
+  static constexpr int G                 = column_groups_v<Input>;
+  static constexpr int B                 = Input::block_threads / G;  ///< threads per column group (own-point slots)
   static constexpr int R                 = Input::points_per_thread;
   static constexpr int TS                = B * R;
   using T                                = typename Points::value_type;
@@ -181,7 +206,7 @@ struct tile_traversal {
         if (loaded_row >= 0) { out.end_row(loaded_row * TS, row_count); }
         loaded_row = row;
         row_count  = static_cast<int>(in.a.size - row_start < TS ? in.a.size - row_start : TS);
-        load_own_points<B, R>(in.a, row_start, row_count, own, own_w);
+        load_own_points<B, R, G>(in.a, row_start, row_count, own, own_w);
       }
       size_type const col_start = col * TS;
       int const col_count       = static_cast<int>(in.b.size - col_start < TS ? in.b.size - col_start : TS);

@@ -3,7 +3,10 @@
 ///
 /// Pitaksirianan et al., Sec. 3.2 ("Register-SHM"), extended with register blocking:
 /// each thread keeps PointsPerThread own points in registers, so one broadcast shared
-/// load of a column point feeds PointsPerThread pairs.
+/// load of a column point feeds PointsPerThread pairs. With ColumnGroups > 1 the block's
+/// threads form that many groups over the same own points, each taking its share of every
+/// column tile: more warps per tile pair where small sets have too few tile pairs to fill the
+/// GPU (issue 24).
 #pragma once
 
 #include <twobody/model/policy_kinds.cuh>
@@ -14,12 +17,13 @@
 namespace twobody {
 namespace detail {
 
-template <class Points, int BlockThreads, int PointsPerThread>
+template <class Points, int BlockThreads, int PointsPerThread, int ColumnGroups = 1>
 struct shared_column_source {
   using T                 = typename Points::value_type;
   static constexpr int D  = Points::dims;
   static constexpr bool W = Points::weighted;
-  static constexpr int tile = BlockThreads * PointsPerThread;
+  static constexpr int groups = ColumnGroups;
+  static constexpr int tile   = BlockThreads / ColumnGroups * PointsPerThread;
   using stored            = stored_point<T, D, W>;
 
   struct temp_storage {
@@ -71,16 +75,44 @@ struct shared_column_source {
   /// Point j of the staged tile.
   __device__ stored at(int j) const { return storage.pts[j]; }
 
+  /// The first column of a tile of `count` points that this thread's group visits (for_each
+  /// visits the group's consecutive share of the columns).
+  __device__ static int first_column(int count)
+  {
+    if constexpr (ColumnGroups == 1) {
+      return 0;
+    } else {
+      int const share = (count + ColumnGroups - 1) / ColumnGroups;
+      int const first = static_cast<int>(threadIdx.x) / (BlockThreads / ColumnGroups) * share;
+      return first < count ? first : count;
+    }
+  }
+
   template <class Visit>
   __device__ void for_each(size_type start, int count, Visit&& visit)
   {
     stage(start, count);
-    if (count == tile) {  // full tiles: a compile-time trip count lets the loop unroll cleanly
+    if constexpr (ColumnGroups == 1) {
+      if (count == tile) {  // full tiles: a compile-time trip count lets the loop unroll cleanly
 #pragma unroll 8
-      for (int j = 0; j < tile; ++j) { visit(storage.pts[j]); }
-    } else {
+        for (int j = 0; j < tile; ++j) { visit(storage.pts[j]); }
+      } else {
 #pragma unroll 4
-      for (int j = 0; j < count; ++j) { visit(storage.pts[j]); }
+        for (int j = 0; j < count; ++j) { visit(storage.pts[j]); }
+      }
+    } else {
+      int const first = first_column(count);
+      if (count == tile) {
+        constexpr int share = tile / ColumnGroups;
+        stored const* part  = storage.pts + first;
+#pragma unroll 8
+        for (int j = 0; j < share; ++j) { visit(part[j]); }
+      } else {
+        int const share = (count + ColumnGroups - 1) / ColumnGroups;
+        int const last  = first + share < count ? first + share : count;
+#pragma unroll 4
+        for (int j = first; j < last; ++j) { visit(storage.pts[j]); }
+      }
     }
   }
 };
@@ -90,20 +122,26 @@ struct shared_column_source {
 namespace input {
 
 /// Shared-memory tile: BlockThreads threads, PointsPerThread own points per thread in
-/// registers, the column tile (BlockThreads * PointsPerThread points) in shared memory.
-/// MinBlocksPerSM > 1 caps registers so that many blocks fit on an SM (__launch_bounds__);
-/// more resident warps hide more latency, at the risk of spills.
-template <int BlockThreads = 256, int PointsPerThread = 4, int MinBlocksPerSM = 1>
+/// registers, the column tile (BlockThreads / ColumnGroups * PointsPerThread points) in shared
+/// memory. MinBlocksPerSM > 1 caps registers so that many blocks fit on an SM
+/// (__launch_bounds__); more resident warps hide more latency, at the risk of spills.
+/// ColumnGroups > 1 splits the block into that many groups of whole warps that hold the same
+/// own points and share each tile pair's columns (and a diagonal tile's steps) between them:
+/// the same tile pairs with ColumnGroups times the warps, for sets too small to fill the GPU.
+template <int BlockThreads = 256, int PointsPerThread = 4, int MinBlocksPerSM = 1, int ColumnGroups = 1>
 struct shared_tile {
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024,
                 "shared_tile: BlockThreads must be a multiple of 32 in [32, 1024]");
   static_assert(PointsPerThread >= 1 && PointsPerThread <= 16, "shared_tile: PointsPerThread must be in [1, 16]");
+  static_assert(ColumnGroups >= 1 && BlockThreads % (32 * ColumnGroups) == 0,
+                "shared_tile: ColumnGroups must divide the block into groups of whole warps");
   static constexpr int block_threads     = BlockThreads;
   static constexpr int points_per_thread = PointsPerThread;
   static constexpr int min_blocks_per_sm = MinBlocksPerSM;
+  static constexpr int column_groups     = ColumnGroups;
   static constexpr bool tiled            = true;
   template <class Points>
-  using column_source = detail::shared_column_source<Points, BlockThreads, PointsPerThread>;
+  using column_source = detail::shared_column_source<Points, BlockThreads, PointsPerThread, ColumnGroups>;
   static constexpr char const* name = "shared_tile";
   static constexpr input_kind kind   = input_kind::shared_tile;  ///< its entry in model/registry.cuh
 };

@@ -103,10 +103,16 @@ struct input_candidate {
   /// Histograms: the output the candidate's kernel was compiled with (warp_privatized, or the
   /// cluster_privatized and global_atomics kernels the one-call form compiles for some inputs).
   output_kind histogram_output = output_kind::warp_privatized;
+  int column_groups = 1;  ///< thread groups that share each tile pair's columns (shared_tile)
+
+  /// Threads that hold a tile's own points, and the points of a tile.
+  int row_threads() const { return block_threads / column_groups; }
+  long long tile_points() const { return static_cast<long long>(row_threads()) * points_per_thread; }
+
   std::string name() const
   {
     return std::string(to_string(input)) + "<" + std::to_string(block_threads) + ", " +
-           std::to_string(points_per_thread) + ">" +
+           std::to_string(points_per_thread) + (column_groups > 1 ? ", groups " + std::to_string(column_groups) : "") + ">" +
            (histogram_output == output_kind::cluster_privatized ? "+cluster"
             : histogram_output == output_kind::global_atomics   ? "+global_atomics"
                                                                 : "");
@@ -120,7 +126,7 @@ inline cost_constants h100_constants(input_candidate const& c)
 {
   cost_constants k{};
   model::for_each_input([&](auto e) {
-    if (decltype(e)::kind == c.input) { k = decltype(e)::h100(c.block_threads, c.points_per_thread); }
+    if (decltype(e)::kind == c.input) { k = decltype(e)::h100(c.row_threads(), c.points_per_thread); }
   });
   return k;
 }
@@ -250,7 +256,7 @@ struct layout_basis {
 };
 inline layout_basis layout_basis_of(problem const& p, device_info const& dev, input_candidate const& c)
 {
-  long long const tile = static_cast<long long>(c.block_threads) * c.points_per_thread;
+  long long const tile = c.tile_points();
   return {h100_constants(c), tile, tile_pairs(p, tile), static_cast<std::size_t>(p.counter_bytes),
           dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0};
 }
@@ -371,15 +377,18 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
       using S = decltype(shape);
       if (!model::points_per_thread_fit(p.value_bytes, p.dims, S::points_per_thread)) { return; }
       std::size_t const tile_bytes =
-        entry::tile_in_shared_memory ? static_cast<std::size_t>(S::block_threads) * S::points_per_thread * point_bytes : 0;
-      if ((S::uses & use) != 0) { c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes}); }
+        entry::tile_in_shared_memory
+          ? static_cast<std::size_t>(S::block_threads / S::column_groups) * S::points_per_thread * point_bytes
+          : 0;
+      auto add = [&](output_kind out) {
+        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes, out, S::column_groups});
+      };
+      if ((S::uses & use) != 0) { add(output_kind::warp_privatized); }
       if (p.kind == statistic_kind::histogram && (S::uses & model::for_cluster_histogram) != 0) {
-        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes,
-                     output_kind::cluster_privatized});
+        add(output_kind::cluster_privatized);
       }
       if (p.kind == statistic_kind::histogram && (S::uses & model::for_global_histogram) != 0) {
-        c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes,
-                     output_kind::global_atomics});
+        add(output_kind::global_atomics);
       }
     });
   });
@@ -436,7 +445,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     for (auto const& c : allowed) {
       occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
       if (occ.blocks_per_sm == 0) { continue; }
-      long long const tile  = static_cast<long long>(c.block_threads) * c.points_per_thread;
+      long long const tile  = c.tile_points();
       long long const items = model::tile_pairs(p, tile);
       cost_constants const k = h100_constants(c);
       privatization_constants const rk{k.reduction_c_l * p.pair_cost, 0.0, k.histogram.saturation_warps};
@@ -472,7 +481,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       if (force.copies != 0) { continue; }
       // One L2 atomic per pair: the whole GPU's atomic rate, lower where few bins take them all.
       // Small sets pay for the tile's padding too (the padding's pairs take their atomics).
-      long long const tile_g = static_cast<long long>(c.block_threads) * c.points_per_thread;
+      long long const tile_g = c.tile_points();
       double const visited   = model::visited_pairs(p, tile_g, model::tile_pairs(p, tile_g));
       double const t = visited * (k.global.per_pair + k.global.per_pair_per_slot_inverse / p.slots);
       if (t < best.predicted_seconds) {
@@ -481,14 +490,14 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
         best.output            = output_kind::global_atomics;
         best.window            = p.slots;
         best.occ               = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
-        best.rounds            = model::rounds(model::tile_pairs(p, static_cast<long long>(c.block_threads) * c.points_per_thread),
+        best.rounds            = model::rounds(model::tile_pairs(p, c.tile_points()),
                                                std::max(1, best.occ.blocks_per_sm), dev.sm_count);
         best.predicted_seconds = t;
         best.reason = std::to_string(p.slots) + " slots: one global atomic per pair beats passes over windows of the bins";
       }
       continue;
     }
-    long long const tile   = static_cast<long long>(c.block_threads) * c.points_per_thread;
+    long long const tile   = c.tile_points();
     long long const items  = model::tile_pairs(p, tile);
     std::size_t const smem_left = dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0;
     if (smem_left < counter_bytes) { continue; }

@@ -102,12 +102,14 @@ enum statistic_use : unsigned {
 
 /// A shape the one-call forms compile for an input policy, with its kernels' registers per
 /// thread on sm_90 (-Xptxas -v), which plan without a GPU; with one, the real counts are read.
-template <unsigned Uses, int BlockThreads, int PointsPerThread, int Sm90Registers>
+/// ColumnGroups > 1: groups of threads that share each tile pair's columns (shared_tile).
+template <unsigned Uses, int BlockThreads, int PointsPerThread, int Sm90Registers, int ColumnGroups = 1>
 struct compiled_shape {
   static constexpr unsigned uses           = Uses;
   static constexpr int block_threads       = BlockThreads;
   static constexpr int points_per_thread   = PointsPerThread;
   static constexpr int sm90_registers      = Sm90Registers;
+  static constexpr int column_groups       = ColumnGroups;
 };
 template <class... Shapes>
 struct shape_list {};
@@ -135,6 +137,10 @@ inline constexpr double h100_saturation = 9.2;
 /// (model::predicted_seconds); bench_frames measures that side.
 inline constexpr double small_tile_c_l           = 7.2e-11;
 inline constexpr double small_tile_reduction_c_l = 4.2e-11;
+/// Warps per SM at which the small tiles reach their full rate: one point per thread gives a
+/// warp little to issue between its shared loads. H100, the count at 4096 points (bench_frames,
+/// ncu, 2026-11-26): 16 resident warps per SM issued on 32% of the cycles, 32 warps on 48%.
+inline constexpr double small_tile_saturation = 32.0;
 /// The 32-point tile: 1.8 times the 128-point tile's, the ratio of their GPU times for an RDF of
 /// 4096 points (27 against 16 us, both at one copy per block), where neither is latency-bound.
 inline constexpr double tiny_tile_factor = 1.8;
@@ -153,25 +159,33 @@ struct input_entry<input_kind::shared_tile> {
   static constexpr input_kind kind            = input_kind::shared_tile;
   static constexpr char const* name          = "shared_tile";
   static constexpr bool tile_in_shared_memory = true;
-  template <int B, int R>
-  using type     = input::shared_tile<B, R>;
+  // Column groups are for small sets, whose few tile pairs leave room: four 256-thread blocks
+  // per SM (64 registers), so that a 4096-point set's 528 tile pairs run in one wave.
+  template <int B, int R, int G = 1>
+  using type     = input::shared_tile<B, R, (G > 1 ? 1024 / B : 1), G>;
   // The small tiles (128 x 1 and 32 x 1 points) are for small sets: a 2048-point tile leaves a
   // 256-point set one block with 64 times its pairs in padding (issue 24: 93 us of kernel for
   // 32,640 pairs), and a 4096-point set 3 tile pairs for 132 SMs. Small sets are latency-bound,
   // so one point per thread: measured on the H100 (GPU time of one RDF call, 128 bins),
   // 64 x 2 took 17 us at N = 256 and 1024, 128 x 1 11 us, 32 x 1 7 us; at N = 4096 128 x 1
-  // 16 us, 64 x 2 19 us.
+  // 16 us, 64 x 2 19 us. The 128-point tile runs as two column groups of 128 threads (twice
+  // the warps on the same tile pairs): asynchronous calls at 4096 points, count 12.2 -> 10.9 us,
+  // RDF 17.0 -> 15.0, per-point sums 19.9 -> 16.3 (bench_frames shape/, 2026-11-26).
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
                                                for_spill_histogram, 256, 4, 126>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction, 128, 1, 64>,
+                              compiled_shape<for_histogram | for_per_point | for_reduction, 256, 1, 59, 2>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>>;
-  static constexpr cost_constants h100(int block_threads, int points_per_thread)
+  /// row_threads: the threads that hold a tile's own points (block_threads / column groups).
+  static constexpr cost_constants h100(int row_threads, int points_per_thread)
   {
-    if (block_threads * points_per_thread <= 32) {
-      return {{small_tile_c_l * tiny_tile_factor, h100_c_lp, h100_saturation}, small_tile_reduction_c_l * tiny_tile_factor, 2.39};
+    if (row_threads * points_per_thread <= 32) {
+      return {{small_tile_c_l * tiny_tile_factor, h100_c_lp, small_tile_saturation}, small_tile_reduction_c_l * tiny_tile_factor,
+              2.39};
     }
-    if (block_threads * points_per_thread <= 128) { return {{small_tile_c_l, h100_c_lp, h100_saturation}, small_tile_reduction_c_l, 2.39}; }
+    if (row_threads * points_per_thread <= 128) {
+      return {{small_tile_c_l, h100_c_lp, small_tile_saturation}, small_tile_reduction_c_l, 2.39};
+    }
     return points_per_thread >= 8 ? cost_constants{{5.521e-11, h100_c_lp, h100_saturation}, 3.349e-11, 1.92}
                                   : cost_constants{{5.67e-11, h100_c_lp, h100_saturation}, 3.352e-11, 2.39};
   }
@@ -182,7 +196,7 @@ struct input_entry<input_kind::shuffle_tile> {
   static constexpr input_kind kind            = input_kind::shuffle_tile;
   static constexpr char const* name          = "shuffle_tile";
   static constexpr bool tile_in_shared_memory = false;
-  template <int B, int R>
+  template <int B, int R, int = 1>
   using type     = input::shuffle_tile<B, R>;
   // No tile in shared memory: it is all the copies' (and the cluster shares').
   using one_call = shape_list<compiled_shape<for_histogram, 256, 4, 96>, compiled_shape<for_cluster_histogram, 256, 4, 96>>;
@@ -194,7 +208,7 @@ struct input_entry<input_kind::readonly_tile> {
   static constexpr input_kind kind            = input_kind::readonly_tile;
   static constexpr char const* name          = "readonly_tile";
   static constexpr bool tile_in_shared_memory = false;
-  template <int B, int R>
+  template <int B, int R, int = 1>
   using type     = input::readonly_tile<B, R>;
   using one_call = shape_list<>;  // explicit forms only
   // Not calibrated: from bench_suite (1.82 T pairs/s SDH, 2.39 T 2PCF), shuffle's diagonal cost.
@@ -206,7 +220,7 @@ struct input_entry<input_kind::naive> {
   static constexpr input_kind kind            = input_kind::naive;
   static constexpr char const* name          = "naive";
   static constexpr bool tile_in_shared_memory = false;
-  template <int B, int R>
+  template <int B, int R, int = 1>
   using type     = input::naive<B>;
   using one_call = shape_list<>;  // baseline, explicit forms only
   static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
@@ -220,7 +234,7 @@ struct input_entry<input_kind::mma_tile> {
   static constexpr input_kind kind            = input_kind::mma_tile;
   static constexpr char const* name          = "mma_tile";
   static constexpr bool tile_in_shared_memory = true;
-  template <int B, int R>
+  template <int B, int R, int = 1>
   using type     = input::mma_tile;
   using one_call = shape_list<>;
   static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
@@ -233,7 +247,7 @@ struct input_entry<input_kind::simt_rows> {
   static constexpr input_kind kind            = input_kind::simt_rows;
   static constexpr char const* name          = "simt_rows";
   static constexpr bool tile_in_shared_memory = true;
-  template <int B, int R>
+  template <int B, int R, int = 1>
   using type     = input::simt_rows;
   using one_call = shape_list<>;
   static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }

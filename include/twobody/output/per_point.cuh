@@ -25,7 +25,9 @@ struct per_point_sum {
 
 namespace detail {
 
-template <class Out, int BlockThreads, int PointsPerThread>
+/// RowThreads: the threads that hold a row tile's own points (the block's threads, or those of
+/// one column group: every group adds its own partial sums).
+template <class Out, int RowThreads, int PointsPerThread>
 struct per_point_sum_agent {
   static constexpr bool per_row = true;
   struct params {
@@ -44,8 +46,8 @@ struct per_point_sum_agent {
     if (p.zero_count > 0) {
       // One kernel instead of a memset and a kernel (the small-set floor is launches): each
       // block zeroes its share, and no partial sum is added before every share is zero.
-      size_type const stride = static_cast<size_type>(gridDim.x) * BlockThreads;
-      for (size_type i = static_cast<size_type>(blockIdx.x) * BlockThreads + threadIdx.x; i < p.zero_count; i += stride) {
+      size_type const stride = static_cast<size_type>(gridDim.x) * blockDim.x;
+      for (size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.zero_count; i += stride) {
         p.out[i] = Out{};
       }
       cooperative_groups::this_grid().sync();
@@ -58,12 +60,12 @@ struct per_point_sum_agent {
     acc[r] += static_cast<Out>(v);
   }
 
-  /// Own point r of this thread is row_start + threadIdx.x + r * BlockThreads.
+  /// Own point r of this thread is row_start + (threadIdx.x mod RowThreads) + r * RowThreads.
   __device__ void end_row(size_type row_start, int row_count)
   {
 #pragma unroll
     for (int r = 0; r < PointsPerThread; ++r) {
-      int const i = static_cast<int>(threadIdx.x) + r * BlockThreads;
+      int const i = static_cast<int>(threadIdx.x) % RowThreads + r * RowThreads;
       if (i < row_count && acc[r] != Out{}) { atomicAdd(p.out + row_start + i, acc[r]); }
       acc[r] = Out{};
     }
