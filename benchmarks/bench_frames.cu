@@ -149,16 +149,24 @@ void floor_per_point_sync(benchmark::State& state)
   });
 }
 
-void floor_per_point_async(benchmark::State& state)
+/// Asynchronous per-point Gaussian sums over ordered pairs: `sum(pairs, kernel, d_out, stream)`
+/// is the call (planned, or with a named input policy).
+template <class Sum>
+void per_point_async(benchmark::State& state, Sum&& sum)
 {
   long long const n = state.range(0);
   auto const pairs  = twobody::ordered_pairs(bench::device_data<float>(n, 0));
   stream_holder st;
   bench::device_scratch d(sizeof(float) * n);
   bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] { twobody::sum_per_point(pairs, twobody::gaussian_kernel(bench::radius), d.as<float>(), st.s); });
+    wall_async(state, st.s, [&] { sum(pairs, twobody::gaussian_kernel(bench::radius), d.as<float>(), st.s); });
     bench::set_counters(state, 2.0 * bench::self_pair_count(n));
   });
+}
+
+void floor_per_point_async(benchmark::State& state)
+{
+  per_point_async(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) { twobody::sum_per_point(pairs, f, d, s); });
 }
 
 /// The asynchronous histogram captured once in a CUDA graph, then replayed (device output).
@@ -227,16 +235,8 @@ void shape_count(benchmark::State& state)
 template <int B, int R, int M = 1, int G = 1>
 void shape_per_point(benchmark::State& state)
 {
-  long long const n = state.range(0);
-  auto const pairs  = twobody::ordered_pairs(bench::device_data<float>(n, 0));
-  stream_holder st;
-  bench::device_scratch d(sizeof(float) * n);
-  bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] {
-      twobody::sum_per_point<twobody::input::shared_tile<B, R, M, G>>(pairs, twobody::gaussian_kernel(bench::radius),
-                                                                      d.as<float>(), st.s);
-    });
-    bench::set_counters(state, 2.0 * bench::self_pair_count(n));
+  per_point_async(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) {
+    twobody::sum_per_point<twobody::input::shared_tile<B, R, M, G>>(pairs, f, d, s);
   });
 }
 
