@@ -335,11 +335,6 @@ __global__ void grid_barrier_kernel(int* p)
   if (p != nullptr && blockIdx.x == 0 && threadIdx.x == 0) { *p = 1; }
 }
 
-__global__ void wide_empty_kernel(int* p)
-{
-  if (p != nullptr && threadIdx.x == 1u << 30) { *p = blockIdx.x; }
-}
-
 void phase_grid_barrier_async(benchmark::State& state)
 {
   stream_holder st;
@@ -360,7 +355,7 @@ void phase_wide_kernel_async(benchmark::State& state)
   bench::device_scratch d(1024);
   bench::guarded(state, [&] {
     wall_async(state, st.s, [&] {
-      wide_empty_kernel<<<static_cast<unsigned>(state.range(0)), 128, 0, st.s>>>(d.as<int>());
+      empty_kernel<<<static_cast<unsigned>(state.range(0)), 128, 0, st.s>>>(d.as<int>());
       EXAMPLE_CUDA_CHECK(cudaGetLastError());
     });
   });

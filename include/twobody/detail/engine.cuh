@@ -159,10 +159,13 @@ inline constexpr int column_groups_v = 1;
 template <class Policy>
 inline constexpr int column_groups_v<Policy, cuda::std::void_t<decltype(Policy::column_groups)>> = Policy::column_groups;
 
-/// Points per tile of a tiled input policy: its own points per block (block_threads /
-/// column_groups threads hold points_per_thread each).
+/// Threads of a tiled input policy that hold a tile's own points (one column group's).
 template <class Policy>
-inline constexpr int tile_points_v = Policy::block_threads / column_groups_v<Policy> * Policy::points_per_thread;
+inline constexpr int row_threads_v = Policy::block_threads / column_groups_v<Policy>;
+
+/// Points per tile of a tiled input policy: row_threads_v threads hold points_per_thread each.
+template <class Policy>
+inline constexpr int tile_points_v = row_threads_v<Policy> * Policy::points_per_thread;
 
 /// The second __launch_bounds__ argument of an engine kernel: the traversal's min_blocks_per_sm
 /// (0: the compiler's own register budget), or 0 for visitors that ask for it. Join visitors

@@ -20,13 +20,6 @@ struct kernel_inputs {
   bool vector_aligned;  ///< coordinate arrays 16-byte aligned (vector loads allowed)
 };
 
-/// Column groups of a column source (its `groups`, else 1): thread groups of B threads that hold
-/// the same own points and share each tile pair's columns (shared_tile's ColumnGroups).
-template <class Columns, class = void>
-inline constexpr int source_groups_v = 1;
-template <class Columns>
-inline constexpr int source_groups_v<Columns, cuda::std::void_t<decltype(Columns::groups)>> = Columns::groups;
-
 /// This thread's own-point slot in a row tile of B threads per group (its lane in its group).
 template <int B, int G>
 __device__ __forceinline__ int row_lane()
@@ -73,7 +66,7 @@ __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode
                                                 int col_count, Visitor& out)
 {
   constexpr int TS   = B * R;
-  constexpr int G    = source_groups_v<Columns>;
+  constexpr int G    = column_groups_v<Columns>;  // the column source's groups (shared_tile's ColumnGroups)
   using stored       = typename Columns::stored;
   int const lane     = row_lane<B, G>();
   int const first_k  = 1 + (G == 1 ? 0 : static_cast<int>(threadIdx.x) / B);
@@ -148,7 +141,7 @@ struct tile_traversal {
   static constexpr int block_threads     = Input::block_threads;
   static constexpr int min_blocks_per_sm = min_blocks_per_sm_v<Input>;
   static constexpr int G                 = column_groups_v<Input>;
-  static constexpr int B                 = Input::block_threads / G;  ///< threads per column group (own-point slots)
+  static constexpr int B                 = row_threads_v<Input>;  ///< threads per column group (own-point slots)
   static constexpr int R                 = Input::points_per_thread;
   static constexpr int TS                = B * R;
   using T                                = typename Points::value_type;

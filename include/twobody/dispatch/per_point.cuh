@@ -26,7 +26,7 @@ inline constexpr size_type cooperative_per_point_points = 2048;
 template <class Points, class F, class Out>
 struct per_point_kernels {
   template <class Input>
-  using kernel = pair_kernel<Input, per_point_sum_agent<Out, Input::block_threads / column_groups_v<Input>, Input::points_per_thread>, Points, F>;
+  using kernel = pair_kernel<Input, per_point_sum_agent<Out, row_threads_v<Input>, Input::points_per_thread>, Points, F>;
 };
 
 /// sum f(a_i, b_j) over the partners of every point of A into d_out[i] with input policy
@@ -50,7 +50,7 @@ void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cud
   staged_pairs<Points> const staged(pairs, stream);
   pair_set<Points> const dev = staged.pairs();
   constexpr int R = Input::tiled ? Input::points_per_thread : 1;
-  using kernel    = pair_kernel<Input, per_point_sum_agent<Out, Input::block_threads / column_groups_v<Input>, R>, Points, F>;
+  using kernel    = pair_kernel<Input, per_point_sum_agent<Out, row_threads_v<Input>, R>, Points, F>;
   launch_plan lp  = kernel::plan(dev, 0);
   // Small sets zero the output inside one cooperative kernel: one launch less, where launches
   // are the call's cost. Past them the grid barrier costs more GPU time than the memset node

@@ -22,7 +22,7 @@ struct shared_column_source {
   using T                 = typename Points::value_type;
   static constexpr int D  = Points::dims;
   static constexpr bool W = Points::weighted;
-  static constexpr int groups = ColumnGroups;
+  static constexpr int column_groups = ColumnGroups;
   static constexpr int tile   = BlockThreads / ColumnGroups * PointsPerThread;
   using stored            = stored_point<T, D, W>;
 
@@ -75,6 +75,9 @@ struct shared_column_source {
   /// Point j of the staged tile.
   __device__ stored at(int j) const { return storage.pts[j]; }
 
+  /// Columns of a tile of `count` points that each group visits (the last group may get fewer).
+  __device__ static int group_share(int count) { return (count + ColumnGroups - 1) / ColumnGroups; }
+
   /// The first column of a tile of `count` points that this thread's group visits (for_each
   /// visits the group's consecutive share of the columns).
   __device__ static int first_column(int count)
@@ -82,8 +85,7 @@ struct shared_column_source {
     if constexpr (ColumnGroups == 1) {
       return 0;
     } else {
-      int const share = (count + ColumnGroups - 1) / ColumnGroups;
-      int const first = static_cast<int>(threadIdx.x) / (BlockThreads / ColumnGroups) * share;
+      int const first = static_cast<int>(threadIdx.x) / (BlockThreads / ColumnGroups) * group_share(count);
       return first < count ? first : count;
     }
   }
@@ -108,8 +110,8 @@ struct shared_column_source {
 #pragma unroll 8
         for (int j = 0; j < share; ++j) { visit(part[j]); }
       } else {
-        int const share = (count + ColumnGroups - 1) / ColumnGroups;
-        int const last  = first + share < count ? first + share : count;
+        int const end  = first + group_share(count);
+        int const last = end < count ? end : count;
 #pragma unroll 4
         for (int j = first; j < last; ++j) { visit(storage.pts[j]); }
       }

@@ -169,8 +169,9 @@ struct input_entry<input_kind::shared_tile> {
   // so one point per thread: measured on the H100 (GPU time of one RDF call, 128 bins),
   // 64 x 2 took 17 us at N = 256 and 1024, 128 x 1 11 us, 32 x 1 7 us; at N = 4096 128 x 1
   // 16 us, 64 x 2 19 us. The 128-point tile runs as two column groups of 128 threads (twice
-  // the warps on the same tile pairs): asynchronous calls at 4096 points, count 12.2 -> 10.9 us,
-  // RDF 17.0 -> 15.0, per-point sums 19.9 -> 16.3 (bench_frames shape/, 2026-11-26).
+  // the warps on the same tile pairs): asynchronous calls at 4096 points, count 12.1 -> 10.8 us,
+  // RDF 17.1 -> 15.0, per-point sums 19.9 -> 16.8 (bench_frames shape/,
+  // benchmarks/results/frames-1aa682e-h100-2026-11-26).
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
                                                for_spill_histogram, 256, 4, 126>,
