@@ -1,7 +1,10 @@
 // Ready-made functors on the host (the same code runs on the device).
 #include "common.cuh"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 
 using twobody::point;
 
@@ -59,4 +62,83 @@ TEST(Functors, RpPiSeparation)
   auto v = twobody::rp_pi_separation{}(a, b);
   EXPECT_EQ(v[0], 5.f);
   EXPECT_EQ(v[1], 8.f);
+}
+
+// Tile forms of the minimum image (detail/tile_forms.cuh): for points in two boxes, the form
+// chosen from the boxes gives the functor's bits for every pair, either order, and the lower
+// bound is below every value. Boxes sit near half a box apart, where the image flips, and are
+// the points' own bounds (tight, as the GPU computes them).
+template <class T>
+void check_tile_forms(unsigned seed)
+{
+  using namespace twobody;
+  std::mt19937 rng(seed);
+  T const L[3] = {T(10), T(7.5), T(13)};
+  periodic_squared_euclidean<T, 3> const f{{L[0], L[1], L[2]}};
+  std::uniform_real_distribution<T> unit(T(0), T(1));
+  int kinds[3] = {0, 0, 0};
+  for (int trial = 0; trial < 400; ++trial) {
+    point<T, 3> a[24], b[24];
+    detail::tile_box<T, 3> ba, bb;
+    for (int d = 0; d < 3; ++d) {
+      // Box widths from tiny to a third of the side; centres anywhere, often about L/2 apart.
+      T const wa = L[d] * unit(rng) / 3, wb = L[d] * unit(rng) / 3;
+      T const ca = L[d] * unit(rng);
+      T const cb = trial % 2 == 0 ? std::fmod(ca + L[d] / 2 + (unit(rng) - T(0.5)) * (wa + wb), L[d]) : L[d] * unit(rng);
+      ba.lo[d] = bb.lo[d] = std::numeric_limits<T>::infinity();
+      ba.hi[d] = bb.hi[d] = -std::numeric_limits<T>::infinity();
+      for (int i = 0; i < 24; ++i) {
+        a[i].x[d] = std::clamp(ca + (unit(rng) - T(0.5)) * wa, T(0), std::nextafter(L[d], T(0)));
+        b[i].x[d] = std::clamp(cb + (unit(rng) - T(0.5)) * wb, T(0), std::nextafter(L[d], T(0)));
+        ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
+        bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
+      }
+    }
+    auto const form = detail::tile_form_of(f, ba, bb);
+    ++kinds[static_cast<int>(form.kind)];
+    for (int i = 0; i < 24; ++i) {
+      for (int j = 0; j < 24; ++j) {
+        for (int order = 0; order < 2; ++order) {
+          point<T, 3> const& p = order == 0 ? a[i] : b[j];
+          point<T, 3> const& q = order == 0 ? b[j] : a[i];
+          T const want = f(p, q);
+          EXPECT_LE(form.lower, want) << trial;
+          if (form.kind == detail::tile_form_kind::direct) { EXPECT_EQ(squared_euclidean{}(p, q), want) << trial; }
+          if (form.kind == detail::tile_form_kind::fixed) { EXPECT_EQ(form.images(p, q), want) << trial; }
+        }
+      }
+    }
+  }
+  // Every form occurs (the data would otherwise not test them).
+  EXPECT_GT(kinds[0], 20);
+  EXPECT_GT(kinds[1], 20);
+  EXPECT_GT(kinds[2], 20);
+}
+
+TEST(Functors, PeriodicTileFormsAreExact)
+{
+  check_tile_forms<float>(3);
+  check_tile_forms<double>(4);
+}
+
+TEST(Functors, PeriodicTileFormsRefuseUnknownBoxes)
+{
+  using namespace twobody;
+  periodic_squared_euclidean<float, 2> const f{{10.f, 10.f}};
+  float const inf = std::numeric_limits<float>::infinity();
+  detail::tile_box<float, 2> const near{{1.f, 1.f}, {2.f, 2.f}};
+  detail::tile_box<float, 2> const empty{{inf, 1.f}, {-inf, 2.f}};  // an axis of NaN coordinates only
+  detail::tile_box<float, 2> const wide{{-inf, 1.f}, {2.f, 2.f}};
+  EXPECT_EQ(detail::tile_form_of(f, near, near).kind, detail::tile_form_kind::direct);
+  for (auto const& b : {empty, wide}) {
+    auto const form = detail::tile_form_of(f, near, b);
+    EXPECT_EQ(form.kind, detail::tile_form_kind::general);
+    EXPECT_EQ(form.lower, 0.f);
+  }
+  // distance_bins sends everything from r_max^2 (1 + 2^-9) on to the outside slot.
+  distance_bins<float> const bins(5.f, 50);
+  float const from = detail::values_outside_from(bins);
+  EXPECT_GT(from, 25.f);
+  EXPECT_EQ(bins(from), 50);
+  EXPECT_EQ(bins(24.f), 48);
 }

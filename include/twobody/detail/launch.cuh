@@ -362,11 +362,17 @@ struct pair_kernel {
     return lp;
   }
 
+  using box = tile_box<typename Points::value_type, Points::dims>;
+
+  /// With `boxes_a` and `boxes_b` (the bounding boxes of the tiles of this kernel's tile size,
+  /// tile_order.cuh), functors with tile forms take the cheapest exact one per tile pair.
   static void launch(launch_plan const& lp, pair_set<Points> const& pairs, F const& f, params const& p,
-                     cudaStream_t stream)
+                     cudaStream_t stream, box const* boxes_a = nullptr, box const* boxes_b = nullptr)
   {
     if (lp.grid == 0) { return; }
-    kernel_inputs<Points> const in = inputs_of(pairs);
+    kernel_inputs<Points> in = inputs_of(pairs);
+    in.boxes_a               = boxes_a;
+    in.boxes_b               = boxes_b;
     typename traversal::params walk{};
     unsigned long long units = 0;
     if constexpr (Input::tiled) {

@@ -5,6 +5,7 @@
 
 #include <twobody/detail/config.cuh>
 #include <twobody/detail/engine.cuh>
+#include <twobody/detail/tile_forms.cuh>
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/visitors.cuh>
 #include <twobody/points.cuh>
@@ -18,7 +19,17 @@ struct kernel_inputs {
   Points a;  ///< rows: own points, held in registers
   Points b;  ///< columns: streamed through the input policy (== a in self and ordered mode)
   bool vector_aligned;  ///< coordinate arrays 16-byte aligned (vector loads allowed)
+  /// Bounding boxes of a's and b's tiles (tile_order.cuh), or null: with them, functors with
+  /// tile forms (tile_forms.cuh) take the cheapest exact form per tile pair.
+  tile_box<typename Points::value_type, Points::dims> const* boxes_a = nullptr;
+  tile_box<typename Points::value_type, Points::dims> const* boxes_b = nullptr;
 };
+
+template <class Visitor, class = void>
+struct visitor_has_tile_forms : cuda::std::false_type {};
+template <class Visitor>
+struct visitor_has_tile_forms<Visitor, cuda::std::void_t<typename Visitor::functor_type>>
+  : cuda::std::bool_constant<has_tile_forms_v<typename Visitor::functor_type>> {};
 
 /// This thread's own-point slot in a row tile of B threads per group (its lane in its group).
 template <int B, int G>
@@ -204,9 +215,21 @@ struct tile_traversal {
       size_type const col_start = col * TS;
       int const col_count       = static_cast<int>(in.b.size - col_start < TS ? in.b.size - col_start : TS);
 
-      visit_tile_pair<B, R>(columns, in.mode, sched.is_diagonal(row, col), own, weight, row_start, row_count, col_start,
-                            col_count, out);
+      bool const diagonal            = sched.is_diagonal(row, col);
       unsigned long long const bound = static_cast<unsigned long long>(row_count) * static_cast<unsigned long long>(col_count);
+      auto visit = [&](auto& v) {
+        visit_tile_pair<B, R>(columns, in.mode, diagonal, own, weight, row_start, row_count, col_start, col_count, v);
+      };
+      if constexpr (visitor_has_tile_forms<Visitor>::value) {
+        if (in.boxes_a != nullptr) {
+          // Whole off-diagonal tile pairs of unweighted points may be counted at once.
+          out.in_tile_pair(in.boxes_a[row], in.boxes_b[col], (diagonal || W) ? 0ull : bound, visit);
+        } else {
+          visit(out);
+        }
+      } else {
+        visit(out);
+      }
       if (!end_unit(out, units, unit, bound)) { break; }
       if constexpr (Source::consecutive) { sched.advance(row, col); }
     }

@@ -16,6 +16,7 @@
 /// i and j are input indices (only visitors with uses_indices read them, so other traversals
 /// may skip working them out); w is the pair's weight, or `unweighted`.
 
+#include <twobody/detail/tile_forms.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/type_traits>
@@ -67,6 +68,26 @@ struct has_warp_visits : cuda::std::false_type {};
 template <class Visitor>
 struct has_warp_visits<Visitor, cuda::std::void_t<decltype(Visitor::warp_visits)>> : cuda::std::bool_constant<Visitor::warp_visits> {};
 
+/// Histogram agents that can count a whole tile pair into their outside slot declare `static
+/// constexpr bool bulk_outside = true` and take all_outside(lower) (whether every value >= lower
+/// lands there) and add_outside(pairs) (from one thread).
+template <class Agent, class = void>
+struct has_bulk_outside : cuda::std::false_type {};
+template <class Agent>
+struct has_bulk_outside<Agent, cuda::std::void_t<decltype(Agent::bulk_outside)>> : cuda::std::bool_constant<Agent::bulk_outside> {};
+
+/// A visitor whose steps evaluate G, a form of its functor that holds for one tile pair.
+template <class Visitor, class G>
+struct form_view {
+  Visitor& v;
+  G g;
+  template <int R, class PairOf>
+  __device__ __forceinline__ void step(PairOf&& pair_of)
+  {
+    v.template step_with<R>(g, pair_of);
+  }
+};
+
 /// Pairs through f into a statistic agent (accumulate(v[, w]), end_unit(bound), finish()).
 template <class Agent, class F>
 struct statistic_visitor {
@@ -78,6 +99,7 @@ struct statistic_visitor {
     F f;
   };
   using temp_storage = typename Agent::temp_storage;
+  using functor_type = F;
 
   Agent out;
   F f;
@@ -117,13 +139,45 @@ struct statistic_visitor {
   template <int R, class PairOf>
   __device__ __forceinline__ void step(PairOf&& pair_of)
   {
+    step_with<R>(f, pair_of);
+  }
+
+  /// A step whose pairs go through g, a form of f (tile_forms.cuh).
+  template <int R, class G, class PairOf>
+  __device__ __forceinline__ void step_with(G const& g, PairOf&& pair_of)
+  {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       pair_of(r, [&](auto const& a, auto const& b, size_type, size_type, auto const& w, bool keep) {
-        accept<true>(r, f(a, b), w, keep);
+        accept<true>(r, g(a, b), w, keep);
       });
     }
     if constexpr (has_step_hooks<Agent>::value) { out.template end_step<R>(); }
+  }
+
+  /// The pairs of a tile pair whose points lie in boxes `a` and `b` (block-uniform): visit(v)
+  /// with a visitor v that evaluates the cheapest exact form of f there (tile_forms.cuh). A
+  /// histogram whose bin map sends every value of the tile pair to the outside slot takes its
+  /// `cullable` pairs there at once instead (0: not allowed, e.g. a diagonal or weighted tile pair).
+  template <class Box, class Visit>
+  __device__ __forceinline__ void in_tile_pair(Box const& a, Box const& b, unsigned long long cullable, Visit&& visit)
+  {
+    auto const form = tile_form_of(f, a, b);
+    if constexpr (has_bulk_outside<Agent>::value) {
+      if (cullable != 0 && out.all_outside(form.lower)) {
+        if (threadIdx.x == 0) { out.add_outside(cullable); }
+        return;
+      }
+    }
+    if (form.kind == tile_form_kind::direct) {
+      form_view<statistic_visitor, squared_euclidean> v{*this, {}};
+      visit(v);
+    } else if (form.kind == tile_form_kind::fixed) {
+      form_view<statistic_visitor, decltype(form.images)> v{*this, form.images};
+      visit(v);
+    } else {
+      visit(*this);
+    }
   }
 
   template <class P, class W>

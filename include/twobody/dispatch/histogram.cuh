@@ -7,6 +7,7 @@
 #include <twobody/detail/auto_policy.cuh>
 #include <twobody/detail/histogram_launch.cuh>
 #include <twobody/detail/histogram_sample.cuh>
+#include <twobody/detail/tile_order.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/points.cuh>
@@ -132,7 +133,17 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   }
   bool mirrored = false;
   with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
-    mirrored = launch_privatized<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream, host_mirror);
+    using Input = decltype(in);
+    if constexpr (Input::tiled && has_tile_forms_v<F>) {
+      // Functors with tile forms (the minimum image) run on points ordered into compact tiles.
+      if (tile_order_pays<F>(staged.pairs(), tile_points_v<Input>)) {
+        tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, stream);
+        mirrored = launch_privatized<Input>(ordered.pairs(), f, bins, d_counts, layout, stream, host_mirror,
+                                            ordered.boxes_a(), ordered.boxes_b());
+        return;
+      }
+    }
+    mirrored = launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream, host_mirror);
   });
   return mirrored;
 }

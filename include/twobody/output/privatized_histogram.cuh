@@ -19,6 +19,7 @@
 /// to the global result (one global atomic each).
 #pragma once
 
+#include <twobody/detail/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
@@ -85,6 +86,20 @@ struct slot_updates {
     self().add_at(r, slot_of(self().p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
   }
 
+  /// Whole tile pairs into the outside slot (visitors.cuh, in_tile_pair), for agents that
+  /// declare bulk_outside (bin maps with a threshold past which every value is outside,
+  /// tile_forms.cuh): whether every value >= lower is outside, and adding `pairs` there.
+  template <class V>
+  __device__ bool all_outside(V lower)
+  {
+    return lower >= values_outside_from(self().p.bins);
+  }
+  /// `pairs` (at most a tile pair's, so within the flush limit's bound) to the outside slot.
+  __device__ void add_outside(unsigned long long pairs)
+  {
+    self().add(self().p.bins.size(), static_cast<Counter>(pairs));
+  }
+
  private:
   __device__ Agent& self() { return static_cast<Agent&>(*this); }
 };
@@ -123,6 +138,7 @@ struct privatized_histogram_agent
   /// them cost the spilling pass about twice the one-pass time.
   static constexpr bool step_hooks = Mode == window_mode::spill;
   static constexpr int max_step    = 16;  ///< the most pairs per thread in a step (shared_tile's points per thread)
+  static constexpr bool bulk_outside = has_outside_threshold<Binning>::value;  ///< see slot_updates::all_outside
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values

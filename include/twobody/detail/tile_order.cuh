@@ -1,0 +1,251 @@
+/// \file tile_order.cuh
+/// \brief A copy of a point set ordered so that each tile of `tile` consecutive points fills a
+/// small box of space, and those boxes (tile_forms.cuh takes the cheapest exact form of a
+/// functor per tile pair from them).
+///
+/// The order is sort-tile-recursive packing: sort by the first axis and cut into slabs of whole
+/// tiles, sort each slab by the second axis and cut it into columns of whole tiles, sort each
+/// column by the third axis; tiles are then consecutive runs of the columns. Uniform points in
+/// a cube give tiles of about (n / tile)^(-1/3) of its side per axis (a sort along a space-filling
+/// curve gives tiles that straddle two cells: boxes up to twice as wide). Three CUB radix sorts
+/// of (group, coordinate) keys, one gather, one box per tile; the result does not depend on how
+/// the input was ordered (ties aside).
+#pragma once
+
+#include <twobody/detail/device_buffer.cuh>
+#include <twobody/detail/error.cuh>
+#include <twobody/detail/tile_forms.cuh>
+#include <twobody/points.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cuda/functional>
+#include <cuda/std/limits>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+namespace twobody::detail {
+
+/// A float's or double's bits as an unsigned key in the value's order (negatives flipped).
+__device__ __forceinline__ std::uint32_t order_bits(float x)
+{
+  std::uint32_t const u = __float_as_uint(x);
+  return (u & 0x80000000u) != 0 ? ~u : u | 0x80000000u;
+}
+/// Doubles keep their 32 high bits: enough to order points into slabs of tiles.
+__device__ __forceinline__ std::uint32_t order_bits(double x)
+{
+  std::uint64_t const u = static_cast<std::uint64_t>(__double_as_longlong(x));
+  std::uint64_t const k = (u & 0x8000000000000000ull) != 0 ? ~u : u | 0x8000000000000000ull;
+  return static_cast<std::uint32_t>(k >> 32);
+}
+
+/// keys[r] = (r / group) << 32 | order_bits(coord[index[r]]); index[r] = r when `first`.
+template <class T>
+__global__ void tile_order_keys(T const* coord, std::uint32_t* index, std::uint64_t* keys, std::uint32_t n,
+                                std::uint32_t group, bool first)
+{
+  for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+    if (first) { index[r] = r; }
+    std::uint32_t const i = first ? r : index[r];
+    keys[r]               = static_cast<std::uint64_t>(r / group) << 32 | order_bits(coord[i]);
+  }
+}
+
+template <class T, int D, bool W>
+struct gather_args {
+  T const* from[D];
+  T* to[D];
+  T const* w_from;
+  T* w_to;
+};
+
+template <class T, int D, bool W>
+__global__ void tile_order_gather(gather_args<T, D, W> g, std::uint32_t const* index, std::uint32_t n)
+{
+  for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+    std::uint32_t const i = index[r];
+#pragma unroll
+    for (int d = 0; d < D; ++d) { g.to[d][r] = g.from[d][i]; }
+    if constexpr (W) { g.w_to[r] = g.w_from[i]; }
+  }
+}
+
+/// One warp per tile: the bounding box of its points, NaN coordinates left out.
+template <class T, int D>
+__global__ void tile_boxes_kernel(gather_args<T, D, false> g, tile_box<T, D>* boxes, std::uint32_t n, std::uint32_t tile,
+                                  std::uint32_t tiles)
+{
+  using reduce = cub::WarpReduce<T>;
+  __shared__ typename reduce::TempStorage storage[8];
+  int const warp           = static_cast<int>(threadIdx.x / 32);
+  std::uint32_t const t    = blockIdx.x * 8 + warp;
+  if (t >= tiles) { return; }
+  std::uint32_t const first = t * tile;
+  std::uint32_t const last  = first + tile < n ? first + tile : n;
+  T const inf               = cuda::std::numeric_limits<T>::infinity();
+  tile_box<T, D> box;
+#pragma unroll
+  for (int d = 0; d < D; ++d) {
+    T lo = inf, hi = -inf;
+    for (std::uint32_t r = first + threadIdx.x % 32; r < last; r += 32) {
+      T const x = g.from[d][r];
+      if (x == x) {
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+      }
+    }
+    box.lo[d] = reduce(storage[warp]).Reduce(lo, cuda::minimum<>{});
+    __syncwarp();
+    box.hi[d] = reduce(storage[warp]).Reduce(hi, cuda::maximum<>{});
+    __syncwarp();
+  }
+  if (threadIdx.x % 32 == 0) { boxes[t] = box; }
+}
+
+/// How many tiles each slab (first axis) and column (second axis) holds, for `tiles` tiles
+/// cut along min(D, 3) axes into about equal numbers of slabs, columns and tiles per column.
+struct tile_order_groups {
+  std::uint32_t slab_tiles   = 0;
+  std::uint32_t column_tiles = 0;
+  int axes                   = 0;
+};
+
+inline tile_order_groups tile_order_groups_for(long long tiles, int dims)
+{
+  tile_order_groups g;
+  g.axes = dims < 3 ? dims : 3;
+  if (g.axes == 1) {
+    g.slab_tiles = g.column_tiles = static_cast<std::uint32_t>(tiles);
+  } else if (g.axes == 2) {
+    g.slab_tiles   = static_cast<std::uint32_t>(std::llround(std::sqrt(static_cast<double>(tiles))));
+    g.column_tiles = g.slab_tiles;
+  } else {
+    auto const side = static_cast<std::uint32_t>(std::llround(std::cbrt(static_cast<double>(tiles))));
+    g.column_tiles  = side;
+    g.slab_tiles    = side * side;
+  }
+  if (g.column_tiles < 1) { g.column_tiles = 1; }
+  if (g.slab_tiles < g.column_tiles) { g.slab_tiles = g.column_tiles; }
+  return g;
+}
+
+/// Owns the ordered copy of a point set and its tiles' boxes (stream-ordered scratch).
+template <class Points>
+class tile_ordered_points {
+ public:
+  using T                 = typename Points::value_type;
+  static constexpr int D  = Points::dims;
+  static constexpr bool W = Points::weighted;
+  using box               = tile_box<T, D>;
+
+  /// Points readable by kernels, at most 2^32 - 1 of them, tile >= 1.
+  tile_ordered_points(Points const& p, int tile, cudaStream_t stream) : view_(p)
+  {
+    TWOBODY_EXPECTS(p.size > 0 && p.size < (1ll << 32) && tile >= 1, "internal: tile_ordered_points of a bad size");
+    auto const n                = static_cast<std::uint32_t>(p.size);
+    auto const tiles            = static_cast<std::uint32_t>((p.size + tile - 1) / tile);
+    tile_order_groups const grp = tile_order_groups_for(tiles, D);
+
+    device_buffer index(2 * sizeof(std::uint32_t) * n, stream), keys(2 * sizeof(std::uint64_t) * n, stream);
+    std::uint32_t* idx = index.as<std::uint32_t>();
+    std::uint64_t* key = keys.as<std::uint64_t>();
+    cub::DoubleBuffer<std::uint64_t> kb(key, key + n);
+    cub::DoubleBuffer<std::uint32_t> vb(idx, idx + n);
+    std::size_t temp_bytes = 0;
+    TWOBODY_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kb, vb, n, 0, 64, stream));
+    device_buffer temp(temp_bytes, stream);
+
+    int const threads = 256;
+    int const blocks  = static_cast<int>((n + threads - 1) / threads < 4096 ? (n + threads - 1) / threads : 4096);
+    std::uint32_t const groups[3] = {n, grp.slab_tiles * static_cast<std::uint32_t>(tile),
+                                     grp.column_tiles * static_cast<std::uint32_t>(tile)};
+    for (int axis = 0; axis < grp.axes; ++axis) {
+      std::uint32_t const group = groups[axis] < n ? groups[axis] : n;
+      tile_order_keys<T><<<blocks, threads, 0, stream>>>(p.coords[axis], vb.Current(), kb.Current(), n, group, axis == 0);
+      TWOBODY_CHECK_LAUNCH();
+      int const group_bits = bits_for((n - 1) / group + 1);
+      TWOBODY_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, kb, vb, n, 0, 32 + group_bits, stream));
+    }
+
+    coords_ = device_buffer(sizeof(T) * (static_cast<std::size_t>(n) * (D + (W ? 1 : 0))), stream);
+    gather_args<T, D, W> g{};
+    for (int d = 0; d < D; ++d) {
+      g.from[d]       = p.coords[d];
+      g.to[d]         = coords_.as<T>() + static_cast<std::size_t>(d) * n;
+      view_.coords[d] = g.to[d];
+    }
+    if constexpr (W) {
+      g.w_from      = p.weights;
+      g.w_to        = coords_.as<T>() + static_cast<std::size_t>(D) * n;
+      view_.weights = g.w_to;
+    }
+    tile_order_gather<T, D, W><<<blocks, threads, 0, stream>>>(g, vb.Current(), n);
+    TWOBODY_CHECK_LAUNCH();
+
+    boxes_ = device_buffer(sizeof(box) * tiles, stream);
+    gather_args<T, D, false> sorted{};
+    for (int d = 0; d < D; ++d) { sorted.from[d] = view_.coords[d]; }
+    tile_boxes_kernel<T, D><<<(tiles + 7) / 8, 256, 0, stream>>>(sorted, boxes_.as<box>(), n, static_cast<std::uint32_t>(tile), tiles);
+    TWOBODY_CHECK_LAUNCH();
+  }
+
+  Points const& view() const { return view_; }
+  box const* boxes() const { return boxes_.as<box>(); }
+
+ private:
+  static int bits_for(std::uint32_t groups)
+  {
+    int b = 0;
+    while (b < 32 && (1ull << b) < groups) { ++b; }
+    return b;
+  }
+
+  Points view_;
+  device_buffer coords_;
+  device_buffer boxes_;
+};
+
+/// Both sides of a pair set ordered into tiles of `tile` points (B only in cross mode).
+template <class Points>
+class tile_ordered_pairs {
+ public:
+  using box = typename tile_ordered_points<Points>::box;
+  tile_ordered_pairs(pair_set<Points> const& p, int tile, cudaStream_t stream)
+    : mode_(p.mode), a_(p.a, tile, stream), b_(p.mode == pair_mode::cross ? maybe(p.b, tile, stream) : nullptr)
+  {
+  }
+  pair_set<Points> pairs() const { return {mode_, a_.view(), b_ ? b_->view() : a_.view()}; }
+  box const* boxes_a() const { return a_.boxes(); }
+  box const* boxes_b() const { return b_ ? b_->boxes() : a_.boxes(); }
+
+ private:
+  static std::unique_ptr<tile_ordered_points<Points>> maybe(Points const& p, int tile, cudaStream_t stream)
+  {
+    return std::make_unique<tile_ordered_points<Points>>(p, tile, stream);
+  }
+  pair_mode mode_;
+  tile_ordered_points<Points> a_;
+  std::unique_ptr<tile_ordered_points<Points>> b_;
+};
+
+/// Whether ordering the points for tile forms pays: functors with tile forms, at most 2^31
+/// points a side, and enough tiles that their boxes are much smaller than the whole set's
+/// (64 tiles: a quarter of the set's extent per axis in 3-D); the order costs three radix
+/// sorts, against the pairs' n^2 / 2.
+template <class F, class Points>
+bool tile_order_pays(pair_set<Points> const& p, int tile)
+{
+  if constexpr (!has_tile_forms_v<F>) {
+    return false;
+  } else {
+    long long const limit = 1ll << 31;
+    long long const least = 64ll * tile;
+    return p.a.size < limit && p.b.size < limit && p.a.size >= least && p.b.size >= least;
+  }
+}
+
+}  // namespace twobody::detail

@@ -1,0 +1,210 @@
+// Minimum-image histograms on points ordered into compact tiles (detail/tile_order.cuh) with
+// the cheapest exact form per tile pair (detail/tile_forms.cuh) and whole tile pairs counted
+// into the outside slot: against the CPU backend (integer coordinates, bin edges checked to be
+// away from every distance) and, bit for bit, against the same kernel on unordered points
+// without forms (float data, where only the GPU's own evaluation is the reference).
+#include "common.cuh"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <cmath>
+#include <random>
+
+using namespace twobody;
+using Count = unsigned long long;
+
+namespace {
+
+template <class T>
+std::vector<Count> to_host(thrust::device_vector<T> const& v)
+{
+  thrust::host_vector<T> h = v;
+  return std::vector<Count>(h.begin(), h.end());
+}
+
+/// The privatized histogram of Input, on `pairs` as given (no boxes) or ordered into Input's
+/// tiles with their boxes.
+template <class Input, class Points, class F, class Bins>
+std::vector<Count> run_histogram(pair_set<Points> const& pairs, F const& f, Bins const& bins, bool ordered)
+{
+  using kernel = detail::privatized_kernel<Input, Points, F, Bins, Count, detail::window_mode::none>;
+  int const slots = bins.size() + 1;
+  auto counts     = tbt::poisoned<Count>(slots);
+  detail::privatized_plan const layout =
+    detail::plan_privatized(slots, 32, sizeof(unsigned), kernel::dynamic_smem_limit());
+  if (ordered) {
+    detail::tile_ordered_pairs<Points> const o(pairs, detail::tile_points_v<Input>, 0);
+    detail::launch_privatized<Input>(o.pairs(), f, bins, thrust::raw_pointer_cast(counts.data()), layout, 0, static_cast<Count*>(nullptr),
+                                     o.boxes_a(), o.boxes_b());
+  } else {
+    detail::launch_privatized<Input>(pairs, f, bins, thrust::raw_pointer_cast(counts.data()), layout, 0);
+  }
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  return to_host(counts);
+}
+
+/// Float points uniform in [0, L)^3 with some on the faces (0 and the float below L), pairs
+/// exactly L/2 apart on an axis, repeated points and a few NaN coordinates.
+void awkward_points(std::int64_t n, float L, unsigned seed, std::vector<float> (&c)[3])
+{
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, L);
+  for (auto& v : c) { v.resize(n); }
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) { c[d][i] = std::min(u(rng), std::nextafter(L, 0.f)); }
+    switch (i % 97) {
+      case 1: c[0][i] = 0.f; break;
+      case 2: c[1][i] = std::nextafter(L, 0.f); break;
+      case 3: c[2][i] = std::fmod(c[2][i - 1] + L / 2, L); break;  // half a box from the previous point
+      case 4: c[0][i] = c[0][i - 2], c[1][i] = c[1][i - 2], c[2][i] = c[2][i - 2]; break;
+      default: break;
+    }
+    if (i % 4099 == 5) { c[i % 3][i] = std::nanf(""); }
+  }
+}
+
+}  // namespace
+
+// The order is a permutation into tiles that lie in their boxes, and the boxes are compact.
+TEST(GpuTileForms, OrderIsAPermutationIntoCompactTiles)
+{
+  TBT_REQUIRE_GPU();
+  std::int64_t const n = 100003;
+  int const tile       = 1024;
+  float const L        = 64.f;
+  std::vector<float> c[3];
+  awkward_points(n, L, 11, c);
+  thrust::device_vector<float> dc[3] = {c[0], c[1], c[2]};
+  points<float, 3> p;
+  for (int d = 0; d < 3; ++d) { p.coords[d] = thrust::raw_pointer_cast(dc[d].data()); }
+  p.size = n;
+  detail::tile_ordered_points<points<float, 3>> const o(p, tile, 0);
+  std::int64_t const tiles = (n + tile - 1) / tile;
+  std::vector<float> sorted[3];
+  for (int d = 0; d < 3; ++d) {
+    sorted[d].resize(n);
+    ASSERT_EQ(cudaMemcpy(sorted[d].data(), o.view().coords[d], n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  std::vector<detail::tile_box<float, 3>> boxes(tiles);
+  ASSERT_EQ(cudaMemcpy(boxes.data(), o.boxes(), tiles * sizeof(boxes[0]), cudaMemcpyDeviceToHost), cudaSuccess);
+  // The same multiset of points (NaN compared as bits).
+  auto key = [](std::vector<float> const (&v)[3], std::int64_t i) {
+    std::array<std::uint32_t, 3> k{};
+    for (int d = 0; d < 3; ++d) { std::memcpy(&k[d], &v[d][i], 4); }
+    return k;
+  };
+  std::vector<std::array<std::uint32_t, 3>> before(n), after(n);
+  for (std::int64_t i = 0; i < n; ++i) { before[i] = key(c, i), after[i] = key(sorted, i); }
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_TRUE(before == after);
+  // Every point in its tile's box; the boxes' mean volume near the ideal L^3 / tiles.
+  double volume = 0;
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    double v = 1;
+    for (int d = 0; d < 3; ++d) {
+      for (std::int64_t i = t * tile; i < std::min(n, (t + 1) * tile); ++i) {
+        float const x = sorted[d][i];
+        if (x == x) { ASSERT_TRUE(x >= boxes[t].lo[d] && x <= boxes[t].hi[d]) << t << " " << d; }
+      }
+      v *= boxes[t].hi[d] - boxes[t].lo[d];
+    }
+    volume += v;
+  }
+  double const ideal = double(L) * L * L / tiles;
+  EXPECT_LT(volume / tiles, 2.0 * ideal);
+}
+
+// Integer coordinates in a box of side 64: squared distances are integers, and the bin edges
+// of r_max = 12.3 in 41 bins are checked to be off every square root by far more than the
+// approximate square root's error, so the CPU backend is the exact reference. Self, cross
+// (partial tiles on both sides) and ordered pairs; tiles of 32 and 128 points, so most tile
+// pairs are past r_max (counted at once) and the rest take every form.
+template <class Input>
+void check_against_cpu()
+{
+  float const r_max = 12.3f;
+  int const nbins   = 41;
+  for (int s = 0; s <= 3 * 32 * 32; ++s) {
+    double const t = std::sqrt(double(s)) * nbins / r_max;
+    ASSERT_GT(std::abs(t - std::round(t)), 1e-4) << "a distance lies on a bin edge: " << s;
+  }
+  tbt::host_points<float, 3> ha(9000, 21), hb(5000, 22);
+  tbt::device_points<float, 3> a(ha), b(hb);
+  auto const f = make_periodic_squared_euclidean(64.f, 64.f, 64.f);
+  distance_bins<float> const bins(r_max, nbins);
+  for (pair_mode m : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+    std::vector<Count> want(nbins + 1);
+    cpu::histogram(tbt::make_pairs(m, ha.view(), hb.view()), f, bins, want.data());
+    auto const pairs = tbt::make_pairs(m, a.view(), b.view());
+    EXPECT_EQ(run_histogram<Input>(pairs, f, bins, true), want) << tbt::mode_name(m);
+    EXPECT_EQ(run_histogram<Input>(pairs, f, bins, false), want) << tbt::mode_name(m);
+  }
+}
+
+TEST(GpuTileForms, MatchTheCpuBackend)
+{
+  TBT_REQUIRE_GPU();
+  check_against_cpu<input::shared_tile<32, 1>>();
+  check_against_cpu<input::shared_tile<64, 2>>();
+}
+
+// Float data (faces, half-box pairs, NaN): the forms give the general kernel's counts bit for
+// bit, bins from a fine RDF to r_max = L/2 (where the outside slot is about half the pairs).
+TEST(GpuTileForms, EqualTheGeneralKernelOnFloatData)
+{
+  TBT_REQUIRE_GPU();
+  using Input          = input::shared_tile<128, 2>;
+  std::int64_t const n = 60000;
+  float const L        = 25.f;
+  std::vector<float> ca[3], cb[3];
+  awkward_points(n, L, 31, ca);
+  awkward_points(n / 2 + 7, L, 32, cb);
+  thrust::device_vector<float> da[3] = {ca[0], ca[1], ca[2]}, db[3] = {cb[0], cb[1], cb[2]};
+  points<float, 3> a, b;
+  for (int d = 0; d < 3; ++d) {
+    a.coords[d] = thrust::raw_pointer_cast(da[d].data());
+    b.coords[d] = thrust::raw_pointer_cast(db[d].data());
+  }
+  a.size = n;
+  b.size = n / 2 + 7;
+  auto const f = make_periodic_squared_euclidean(L, L, L);
+  for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
+    for (distance_bins<float> const bins : {distance_bins<float>(L / 2, 256), distance_bins<float>(3.1f, 1000)}) {
+      auto const pairs = tbt::make_pairs(m, a, b);
+      auto const got   = run_histogram<Input>(pairs, f, bins, true);
+      EXPECT_EQ(got, run_histogram<Input>(pairs, f, bins, false)) << tbt::mode_name(m) << " " << bins.r_max;
+      Count total = 0;
+      for (Count c : got) { total += c; }
+      EXPECT_EQ(total, static_cast<Count>(pairs.count()));
+    }
+  }
+}
+
+// The one-call histogram orders large sets itself (device and host results), and gives the
+// explicit unordered form's counts.
+TEST(GpuTileForms, OneCallOrdersLargeSets)
+{
+  TBT_REQUIRE_GPU();
+  std::int64_t const n = tbt::quick() ? 140000 : 262144;
+  float const L        = 50.f;
+  std::vector<float> c[3];
+  awkward_points(n, L, 41, c);
+  thrust::device_vector<float> dc[3] = {c[0], c[1], c[2]};
+  points<float, 3> p;
+  for (int d = 0; d < 3; ++d) { p.coords[d] = thrust::raw_pointer_cast(dc[d].data()); }
+  p.size = n;
+  auto const f     = make_periodic_squared_euclidean(L, L, L);
+  auto const pairs = self_pairs(p);
+  distance_bins<float> const bins(L / 2, 256);
+  auto counts = tbt::poisoned<Count>(257);
+  histogram(pairs, f, bins, thrust::raw_pointer_cast(counts.data()));
+  auto const got = to_host(counts);
+  auto want      = tbt::poisoned<Count>(257);
+  histogram<input::shared_tile<256, 4>>(pairs, f, bins, thrust::raw_pointer_cast(want.data()), output::warp_privatized{32});
+  EXPECT_EQ(got, to_host(want));
+  auto const host = histogram(exec::gpu, pairs, f, bins);
+  EXPECT_EQ(host.counts, std::vector<Count>(got.begin(), got.end() - 1));
+  EXPECT_EQ(host.outside, got.back());
+}
