@@ -103,7 +103,7 @@ void check_tile_forms(unsigned seed)
           point<T, 3> const& q = order == 0 ? b[j] : a[i];
           T const want = f(p, q);
           EXPECT_LE(form.lower, want) << trial;
-          if (form.kind == detail::tile_form_kind::direct) { EXPECT_EQ(squared_euclidean{}(p, q), want) << trial; }
+          if (form.kind == detail::tile_form_kind::direct) { EXPECT_EQ(typename decltype(form)::direct{}(p, q), want) << trial; }
           if (form.kind == detail::tile_form_kind::fixed) { EXPECT_EQ(form.images(p, q), want) << trial; }
         }
       }

@@ -23,19 +23,19 @@ std::vector<Count> to_host(thrust::device_vector<T> const& v)
   return std::vector<Count>(h.begin(), h.end());
 }
 
-/// The privatized histogram of Input, on `pairs` as given (no boxes) or ordered into Input's
-/// tiles with their boxes.
+/// The privatized histogram of Input with tile forms, on `pairs` as given (no boxes: the general
+/// form everywhere) or ordered into Input's tiles with their boxes.
 template <class Input, class Points, class F, class Bins>
 std::vector<Count> run_histogram(pair_set<Points> const& pairs, F const& f, Bins const& bins, bool ordered)
 {
-  using kernel = detail::privatized_kernel<Input, Points, F, Bins, Count, detail::window_mode::none>;
+  using kernel = detail::privatized_kernel<Input, Points, detail::tile_formed<F>, Bins, Count, detail::window_mode::none>;
   int const slots = bins.size() + 1;
   auto counts     = tbt::poisoned<Count>(slots);
   detail::privatized_plan const layout =
     detail::plan_privatized(slots, 32, sizeof(unsigned), kernel::dynamic_smem_limit());
   if (ordered) {
     detail::tile_ordered_pairs<Points> const o(pairs, detail::tile_points_v<Input>, 0);
-    detail::launch_privatized<Input>(o.pairs(), f, bins, thrust::raw_pointer_cast(counts.data()), layout, 0, static_cast<Count*>(nullptr),
+    detail::launch_privatized<Input>(o.pairs(), detail::tile_formed<F>(f), bins, thrust::raw_pointer_cast(counts.data()), layout, 0, static_cast<Count*>(nullptr),
                                      o.boxes_a(), o.boxes_b());
   } else {
     detail::launch_privatized<Input>(pairs, f, bins, thrust::raw_pointer_cast(counts.data()), layout, 0);
@@ -117,16 +117,16 @@ TEST(GpuTileForms, OrderIsAPermutationIntoCompactTiles)
 }
 
 // Integer coordinates in a box of side 64: squared distances are integers, and the bin edges
-// of r_max = 12.3 in 41 bins are checked to be off every square root by far more than the
+// of r_max = 13.1 in 41 bins are checked to be off every square root by far more than the
 // approximate square root's error, so the CPU backend is the exact reference. Self, cross
 // (partial tiles on both sides) and ordered pairs; tiles of 32 and 128 points, so most tile
 // pairs are past r_max (counted at once) and the rest take every form.
 template <class Input>
 void check_against_cpu()
 {
-  float const r_max = 12.3f;
+  float const r_max = 13.1f;
   int const nbins   = 41;
-  for (int s = 0; s <= 3 * 32 * 32; ++s) {
+  for (int s = 1; s <= 3 * 32 * 32; ++s) {  // (0 is edge 0 of bin 0 everywhere)
     double const t = std::sqrt(double(s)) * nbins / r_max;
     ASSERT_GT(std::abs(t - std::round(t)), 1e-4) << "a distance lies on a bin edge: " << s;
   }
@@ -174,7 +174,11 @@ TEST(GpuTileForms, EqualTheGeneralKernelOnFloatData)
     for (distance_bins<float> const bins : {distance_bins<float>(L / 2, 256), distance_bins<float>(3.1f, 1000)}) {
       auto const pairs = tbt::make_pairs(m, a, b);
       auto const got   = run_histogram<Input>(pairs, f, bins, true);
-      EXPECT_EQ(got, run_histogram<Input>(pairs, f, bins, false)) << tbt::mode_name(m) << " " << bins.r_max;
+      auto const want  = run_histogram<Input>(pairs, f, bins, false);
+      EXPECT_EQ(got, want) << tbt::mode_name(m) << " " << bins.r_max;
+      for (std::size_t k = 0, shown = 0; k < got.size() && shown < 8; ++k) {
+        if (got[k] != want[k]) { ADD_FAILURE() << "slot " << k << ": " << got[k] << " != " << want[k], ++shown; }
+      }
       Count total = 0;
       for (Count c : got) { total += c; }
       EXPECT_EQ(total, static_cast<Count>(pairs.count()));

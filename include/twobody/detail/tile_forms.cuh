@@ -53,20 +53,55 @@ TWOBODY_UNROLL
   }
 };
 
+/// The open-box squared distance in the minimum image's own operation order (a sum from +0 in
+/// axis order, each term one fma): squared_euclidean starts from the first product, and the
+/// compiler may then fuse either product into the first add, which rounds differently.
+template <class T, int D>
+struct open_image {
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    T s = T(0);
+TWOBODY_UNROLL
+    for (int d = 0; d < D; ++d) {
+      T const t = a.x[d] - b.x[d];
+      s         = t * t + s;
+    }
+    return s;
+  }
+};
+
 /// A tile pair's form and a lower bound of every value its pairs give.
 template <class T, int D>
 struct tile_form {
+  using direct = open_image<T, D>;  ///< the form of tile_form_kind::direct
   tile_form_kind kind = tile_form_kind::general;
   fixed_images<T, D> images{};
   T lower = T(0);
 };
 
+/// Functors with cheaper exact forms for tile pairs with known boxes (tile_form_of below).
+template <class F>
+struct has_form_rules : cuda::std::false_type {};
+template <class T, int D>
+struct has_form_rules<periodic_squared_euclidean<T, D>> : cuda::std::true_type {};
+template <class F>
+inline constexpr bool has_form_rules_v = has_form_rules<F>::value;
+
+/// F whose kernels take the tile forms (given boxes; the general form without them). A type
+/// of its own so that F's kernels stay as they were: the forms' three loops cost the 2048-point
+/// tile's kernel 24 registers and an SM half its blocks.
+template <class F>
+struct tile_formed : F {
+  tile_formed() = default;
+  __host__ __device__ explicit tile_formed(F const& f) : F(f) {}
+};
+
 template <class F>
 struct has_tile_forms : cuda::std::false_type {};
-template <class T, int D>
-struct has_tile_forms<periodic_squared_euclidean<T, D>> : cuda::std::true_type {};
+template <class F>
+struct has_tile_forms<tile_formed<F>> : has_form_rules<F> {};
 
-/// Whether F has cheaper forms for tile pairs with known boxes.
+/// Whether F's kernels take the cheapest form per tile pair (visitors.cuh, tile_traversal.cuh).
 template <class F>
 inline constexpr bool has_tile_forms_v = has_tile_forms<F>::value;
 

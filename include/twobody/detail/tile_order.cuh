@@ -232,18 +232,18 @@ class tile_ordered_pairs {
   std::unique_ptr<tile_ordered_points<Points>> b_;
 };
 
-/// Whether ordering the points for tile forms pays: functors with tile forms, at most 2^31
+/// Whether ordering the points for tile forms pays: functors with form rules, at most 2^31
 /// points a side, and enough tiles that their boxes are much smaller than the whole set's
-/// (64 tiles: a quarter of the set's extent per axis in 3-D); the order costs three radix
-/// sorts, against the pairs' n^2 / 2.
+/// (64 tiles of the largest tile, 2048 points: a quarter of the set's extent per axis in 3-D);
+/// the order costs three radix sorts, against the pairs' n^2 / 2.
 template <class F, class Points>
-bool tile_order_pays(pair_set<Points> const& p, int tile)
+bool tile_order_pays(pair_set<Points> const& p)
 {
-  if constexpr (!has_tile_forms_v<F>) {
+  if constexpr (!has_form_rules_v<F>) {
     return false;
   } else {
     long long const limit = 1ll << 31;
-    long long const least = 64ll * tile;
+    long long const least = 64ll * 2048;
     return p.a.size < limit && p.b.size < limit && p.a.size >= least && p.b.size >= least;
   }
 }

@@ -170,7 +170,7 @@ struct statistic_visitor {
       }
     }
     if (form.kind == tile_form_kind::direct) {
-      form_view<statistic_visitor, squared_euclidean> v{*this, {}};
+      form_view<statistic_visitor, typename decltype(form)::direct> v{*this, {}};
       visit(v);
     } else if (form.kind == tile_form_kind::fixed) {
       form_view<statistic_visitor, decltype(form.images)> v{*this, form.images};

@@ -134,11 +134,11 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   bool mirrored = false;
   with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
     using Input = decltype(in);
-    if constexpr (Input::tiled && has_tile_forms_v<F>) {
+    if constexpr (Input::tiled && has_form_rules_v<F>) {
       // Functors with tile forms (the minimum image) run on points ordered into compact tiles.
-      if (tile_order_pays<F>(staged.pairs(), tile_points_v<Input>)) {
+      if (tile_order_pays<F>(staged.pairs())) {
         tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, stream);
-        mirrored = launch_privatized<Input>(ordered.pairs(), f, bins, d_counts, layout, stream, host_mirror,
+        mirrored = launch_privatized<Input>(ordered.pairs(), tile_formed<F>(f), bins, d_counts, layout, stream, host_mirror,
                                             ordered.boxes_a(), ordered.boxes_b());
         return;
       }
