@@ -63,6 +63,29 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   return best;
 }
 
+/// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF.
+template <class Count, class SingleF, class Points, class F, class Binning>
+policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream)
+{
+  using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
+  using Counter = detail::shared_counter_t<C>;
+  problem const p = detail::histogram_problem<Counter, F>(pairs, bins.size() + 1);
+  using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
+  using single_kernels        = detail::histogram_kernels<Points, SingleF, Binning, C>;
+  policy_plan const plan = detail::cached_plan<single_kernels>(p, [] {
+    std::vector<input_candidate> candidates =
+      detail::candidates_of<single_kernels::template single>(detail::histogram_inputs<Points>{});
+    auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
+    if (device_info::get().cc_major >= 9) {  // thread-block clusters
+      add(detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{},
+                                                           output_kind::cluster_privatized));
+    }
+    add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
+    return candidates;
+  });
+  return detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
+}
+
 }  // namespace detail
 
 /// The plan the one-call histogram runs for these arguments: input policy, private copies,
@@ -73,22 +96,12 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
 template <class Count = void, class Points, class F, class Binning>
 policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream = 0)
 {
-  using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
-  using Counter = detail::shared_counter_t<C>;
-  problem const p = detail::histogram_problem<Counter, F>(pairs, bins.size() + 1);
-  using kernels               = detail::histogram_kernels<Points, F, Binning, C>;
-  policy_plan const plan = detail::cached_plan<kernels>(p, [] {
-    std::vector<input_candidate> candidates =
-      detail::candidates_of<kernels::template single>(detail::histogram_inputs<Points>{});
-    auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
-    if (device_info::get().cc_major >= 9) {  // thread-block clusters
-      add(detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{},
-                                                           output_kind::cluster_privatized));
-    }
-    add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
-    return candidates;
-  });
-  return detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
+  if constexpr (detail::has_form_rules_v<F>) {
+    // Sets the one-pass histogram orders into tiles run the tile forms' kernels: plan with
+    // their registers (the 2048-point tile's take an SM's second block).
+    if (detail::tile_order_pays<F>(pairs)) { return detail::plan_histogram_of<Count, detail::tile_formed<F>>(pairs, f, bins, stream); }
+  }
+  return detail::plan_histogram_of<Count, F>(pairs, f, bins, stream);
 }
 
 namespace detail {
