@@ -64,6 +64,25 @@ void awkward_points(std::int64_t n, float L, unsigned seed, std::vector<float> (
   }
 }
 
+/// awkward_points on the host and on the device.
+struct awkward_cloud {
+  std::vector<float> c[3];
+  thrust::device_vector<float> dc[3];
+  std::int64_t n;
+  awkward_cloud(std::int64_t n_, float L, unsigned seed) : n(n_)
+  {
+    awkward_points(n, L, seed, c);
+    for (int d = 0; d < 3; ++d) { dc[d] = c[d]; }
+  }
+  points<float, 3> view() const
+  {
+    points<float, 3> p;
+    for (int d = 0; d < 3; ++d) { p.coords[d] = thrust::raw_pointer_cast(dc[d].data()); }
+    p.size = n;
+    return p;
+  }
+};
+
 }  // namespace
 
 // The order is a permutation into tiles that lie in their boxes, and the boxes are compact.
@@ -73,13 +92,9 @@ TEST(GpuTileForms, OrderIsAPermutationIntoCompactTiles)
   std::int64_t const n = 100003;
   int const tile       = 1024;
   float const L        = 64.f;
-  std::vector<float> c[3];
-  awkward_points(n, L, 11, c);
-  thrust::device_vector<float> dc[3] = {c[0], c[1], c[2]};
-  points<float, 3> p;
-  for (int d = 0; d < 3; ++d) { p.coords[d] = thrust::raw_pointer_cast(dc[d].data()); }
-  p.size = n;
-  detail::tile_ordered_points<points<float, 3>> const o(p, tile, 0);
+  awkward_cloud const cloud(n, L, 11);
+  auto const& c = cloud.c;
+  detail::tile_ordered_points<points<float, 3>> const o(cloud.view(), tile, 0);
   std::int64_t const tiles = (n + tile - 1) / tile;
   std::vector<float> sorted[3];
   for (int d = 0; d < 3; ++d) {
@@ -158,17 +173,8 @@ TEST(GpuTileForms, EqualTheGeneralKernelOnFloatData)
   using Input          = input::shared_tile<128, 2>;
   std::int64_t const n = 60000;
   float const L        = 25.f;
-  std::vector<float> ca[3], cb[3];
-  awkward_points(n, L, 31, ca);
-  awkward_points(n / 2 + 7, L, 32, cb);
-  thrust::device_vector<float> da[3] = {ca[0], ca[1], ca[2]}, db[3] = {cb[0], cb[1], cb[2]};
-  points<float, 3> a, b;
-  for (int d = 0; d < 3; ++d) {
-    a.coords[d] = thrust::raw_pointer_cast(da[d].data());
-    b.coords[d] = thrust::raw_pointer_cast(db[d].data());
-  }
-  a.size = n;
-  b.size = n / 2 + 7;
+  awkward_cloud const ca(n, L, 31), cb(n / 2 + 7, L, 32);
+  points<float, 3> const a = ca.view(), b = cb.view();
   auto const f = make_periodic_squared_euclidean(L, L, L);
   for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
     for (distance_bins<float> const bins : {distance_bins<float>(L / 2, 256), distance_bins<float>(3.1f, 1000)}) {
@@ -193,12 +199,8 @@ TEST(GpuTileForms, OneCallOrdersLargeSets)
   TBT_REQUIRE_GPU();
   std::int64_t const n = tbt::quick() ? 140000 : 262144;
   float const L        = 50.f;
-  std::vector<float> c[3];
-  awkward_points(n, L, 41, c);
-  thrust::device_vector<float> dc[3] = {c[0], c[1], c[2]};
-  points<float, 3> p;
-  for (int d = 0; d < 3; ++d) { p.coords[d] = thrust::raw_pointer_cast(dc[d].data()); }
-  p.size = n;
+  awkward_cloud const cloud(n, L, 41);
+  points<float, 3> const p = cloud.view();
   auto const f     = make_periodic_squared_euclidean(L, L, L);
   auto const pairs = self_pairs(p);
   distance_bins<float> const bins(L / 2, 256);
