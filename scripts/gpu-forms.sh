@@ -5,6 +5,9 @@
 # bench_suite's RDF and SDH rows at N = 2^18 and 2^20 (the one-call form, which orders the points, next
 # to the explicit unordered form), and the one-call RDF with its tile size forced
 # (TWOBODY_POLICY=points_per_thread=4 and 8). JSON results in $OUT, logs in /tmp.
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
+fi
 set -uo pipefail
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
