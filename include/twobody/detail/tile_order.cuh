@@ -232,10 +232,22 @@ class tile_ordered_pairs {
   std::unique_ptr<tile_ordered_points<Points>> b_;
 };
 
+/// Device memory the order of n points takes at its peak (keys, indices, the ordered copy;
+/// CUB's temporary storage, about the keys' size again, counted twice over).
+template <class Points>
+std::size_t tile_order_bytes(long long n)
+{
+  std::size_t const per_point = 2 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t) + 2 * sizeof(std::uint64_t) +
+                                sizeof(typename Points::value_type) * (Points::dims + (Points::weighted ? 1 : 0));
+  return per_point * static_cast<std::size_t>(n);
+}
+
 /// Whether ordering the points for tile forms pays: functors with form rules, at most 2^31
 /// points a side, and enough tiles that their boxes are much smaller than the whole set's
 /// (64 tiles of the largest tile, 2048 points: a quarter of the set's extent per axis in 3-D);
-/// the order costs three radix sorts, against the pairs' n^2 / 2.
+/// the order costs three radix sorts, against the pairs' n^2 / 2. Its scratch must also take
+/// at most half the free device memory (the host layer sizes its blocks to the memory it has;
+/// without the order the histogram runs as before).
 template <class F, class Points>
 bool tile_order_pays(pair_set<Points> const& p)
 {
@@ -244,7 +256,11 @@ bool tile_order_pays(pair_set<Points> const& p)
   } else {
     long long const limit = 1ll << 31;
     long long const least = 64ll * 2048;
-    return p.a.size < limit && p.b.size < limit && p.a.size >= least && p.b.size >= least;
+    if (!(p.a.size < limit && p.b.size < limit && p.a.size >= least && p.b.size >= least)) { return false; }
+    std::size_t free_b = 0, total_b = 0;
+    TWOBODY_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    std::size_t const need = tile_order_bytes<Points>(p.a.size) + (p.mode == pair_mode::cross ? tile_order_bytes<Points>(p.b.size) : 0);
+    return need <= free_b / 2;
   }
 }
 
