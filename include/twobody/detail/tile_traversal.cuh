@@ -25,6 +25,8 @@ struct kernel_inputs {
   tile_box<typename Points::value_type, Points::dims> const* boxes_b = nullptr;
 };
 
+/// Whether a visitor's functor has tile forms (a statistic_visitor of a tile_formed functor):
+/// only those kernels compile the per-unit choice and its three loops.
 template <class Visitor, class = void>
 struct visitor_has_tile_forms : cuda::std::false_type {};
 template <class Visitor>
