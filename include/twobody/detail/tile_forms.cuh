@@ -22,6 +22,7 @@
 #include <twobody/functors.cuh>
 #include <twobody/points.cuh>
 
+#include <cuda/std/cmath>
 #include <cuda/std/type_traits>
 
 namespace twobody::detail {
@@ -105,12 +106,6 @@ struct has_tile_forms<tile_formed<F>> : has_form_rules<F> {};
 template <class F>
 inline constexpr bool has_tile_forms_v = has_tile_forms<F>::value;
 
-template <class T>
-__host__ __device__ inline bool finite_of(T x)
-{
-  return x - x == T(0);  // false for inf and NaN
-}
-
 /// The form of periodic_squared_euclidean for pairs (a, b) or (b, a) with a in box `a` and b in
 /// box `b`.
 template <class T, int D>
@@ -126,7 +121,7 @@ TWOBODY_UNROLL
     // Every pair's a - b lies in [lo, hi] (b - a in [-hi, -lo]): fl is monotone.
     T const lo = a.lo[d] - b.hi[d];
     T const hi = a.hi[d] - b.lo[d];
-    bool const known = finite_of(lo) && finite_of(hi) && lo <= hi;
+    bool const known = cuda::std::isfinite(lo) && cuda::std::isfinite(hi) && lo <= hi;
     T const tmax     = abs_of(lo) > abs_of(hi) ? abs_of(lo) : abs_of(hi);                   // |dx| <= tmax
     T const tmin     = (lo <= T(0) && hi >= T(0)) ? T(0) : min_of(abs_of(lo), abs_of(hi));  // |dx| >= tmin
     bool const direct  = known && tmax <= L - tmax;  // min(|dx|, L - |dx|) = |dx| for every pair

@@ -25,7 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
+#include <optional>
 
 namespace twobody::detail {
 
@@ -55,35 +55,30 @@ __global__ void tile_order_keys(T const* coord, std::uint32_t* index, std::uint6
   }
 }
 
-template <class T, int D, bool W>
-struct gather_args {
-  T const* from[D];
-  T* to[D];
-  T const* w_from;
-  T* w_to;
-};
-
-template <class T, int D, bool W>
-__global__ void tile_order_gather(gather_args<T, D, W> g, std::uint32_t const* index, std::uint32_t n)
+/// The ordered copy: coordinate d of rank r at to[d * n + r], weights after the coordinates.
+template <class Points>
+__global__ void tile_order_gather(Points from, typename Points::value_type* to, std::uint32_t const* index, std::uint32_t n)
 {
   for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
     std::uint32_t const i = index[r];
 #pragma unroll
-    for (int d = 0; d < D; ++d) { g.to[d][r] = g.from[d][i]; }
-    if constexpr (W) { g.w_to[r] = g.w_from[i]; }
+    for (int d = 0; d < Points::dims; ++d) { to[static_cast<std::size_t>(d) * n + r] = from.coords[d][i]; }
+    if constexpr (Points::weighted) { to[static_cast<std::size_t>(Points::dims) * n + r] = from.weights[i]; }
   }
 }
 
+inline constexpr int tile_boxes_warps = 8;  ///< warps (tiles) per block of tile_boxes_kernel
+
 /// One warp per tile: the bounding box of its points, NaN coordinates left out.
-template <class T, int D>
-__global__ void tile_boxes_kernel(gather_args<T, D, false> g, tile_box<T, D>* boxes, std::uint32_t n, std::uint32_t tile,
-                                  std::uint32_t tiles)
+template <class Points, class T = typename Points::value_type, int D = Points::dims>
+__global__ void tile_boxes_kernel(Points sorted, tile_box<T, D>* boxes, std::uint32_t tile, std::uint32_t tiles)
 {
   using reduce = cub::WarpReduce<T>;
-  __shared__ typename reduce::TempStorage storage[8];
+  __shared__ typename reduce::TempStorage storage[tile_boxes_warps];
   int const warp           = static_cast<int>(threadIdx.x / 32);
-  std::uint32_t const t    = blockIdx.x * 8 + warp;
+  std::uint32_t const t    = blockIdx.x * tile_boxes_warps + warp;
   if (t >= tiles) { return; }
+  auto const n              = static_cast<std::uint32_t>(sorted.size);
   std::uint32_t const first = t * tile;
   std::uint32_t const last  = first + tile < n ? first + tile : n;
   T const inf               = cuda::std::numeric_limits<T>::infinity();
@@ -92,7 +87,7 @@ __global__ void tile_boxes_kernel(gather_args<T, D, false> g, tile_box<T, D>* bo
   for (int d = 0; d < D; ++d) {
     T lo = inf, hi = -inf;
     for (std::uint32_t r = first + threadIdx.x % 32; r < last; r += 32) {
-      T const x = g.from[d][r];
+      T const x = sorted.coords[d][r];
       if (x == x) {
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
@@ -172,24 +167,15 @@ class tile_ordered_points {
     }
 
     coords_ = device_buffer(sizeof(T) * (static_cast<std::size_t>(n) * (D + (W ? 1 : 0))), stream);
-    gather_args<T, D, W> g{};
-    for (int d = 0; d < D; ++d) {
-      g.from[d]       = p.coords[d];
-      g.to[d]         = coords_.as<T>() + static_cast<std::size_t>(d) * n;
-      view_.coords[d] = g.to[d];
-    }
-    if constexpr (W) {
-      g.w_from      = p.weights;
-      g.w_to        = coords_.as<T>() + static_cast<std::size_t>(D) * n;
-      view_.weights = g.w_to;
-    }
-    tile_order_gather<T, D, W><<<blocks, threads, 0, stream>>>(g, vb.Current(), n);
+    T* const to = coords_.as<T>();
+    tile_order_gather<<<blocks, threads, 0, stream>>>(p, to, vb.Current(), n);
     TWOBODY_CHECK_LAUNCH();
+    for (int d = 0; d < D; ++d) { view_.coords[d] = to + static_cast<std::size_t>(d) * n; }
+    if constexpr (W) { view_.weights = to + static_cast<std::size_t>(D) * n; }
 
     boxes_ = device_buffer(sizeof(box) * tiles, stream);
-    gather_args<T, D, false> sorted{};
-    for (int d = 0; d < D; ++d) { sorted.from[d] = view_.coords[d]; }
-    tile_boxes_kernel<T, D><<<(tiles + 7) / 8, 256, 0, stream>>>(sorted, boxes_.as<box>(), n, static_cast<std::uint32_t>(tile), tiles);
+    tile_boxes_kernel<<<(tiles + tile_boxes_warps - 1) / tile_boxes_warps, 32 * tile_boxes_warps, 0, stream>>>(
+      view_, boxes_.as<box>(), static_cast<std::uint32_t>(tile), tiles);
     TWOBODY_CHECK_LAUNCH();
   }
 
@@ -214,22 +200,18 @@ template <class Points>
 class tile_ordered_pairs {
  public:
   using box = typename tile_ordered_points<Points>::box;
-  tile_ordered_pairs(pair_set<Points> const& p, int tile, cudaStream_t stream)
-    : mode_(p.mode), a_(p.a, tile, stream), b_(p.mode == pair_mode::cross ? maybe(p.b, tile, stream) : nullptr)
+  tile_ordered_pairs(pair_set<Points> const& p, int tile, cudaStream_t stream) : mode_(p.mode), a_(p.a, tile, stream)
   {
+    if (p.mode == pair_mode::cross) { b_.emplace(p.b, tile, stream); }
   }
   pair_set<Points> pairs() const { return {mode_, a_.view(), b_ ? b_->view() : a_.view()}; }
   box const* boxes_a() const { return a_.boxes(); }
   box const* boxes_b() const { return b_ ? b_->boxes() : a_.boxes(); }
 
  private:
-  static std::unique_ptr<tile_ordered_points<Points>> maybe(Points const& p, int tile, cudaStream_t stream)
-  {
-    return std::make_unique<tile_ordered_points<Points>>(p, tile, stream);
-  }
   pair_mode mode_;
   tile_ordered_points<Points> a_;
-  std::unique_ptr<tile_ordered_points<Points>> b_;
+  std::optional<tile_ordered_points<Points>> b_;  ///< cross mode only
 };
 
 /// Device memory the order of n points takes at its peak (keys, indices, the ordered copy;
