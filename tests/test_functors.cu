@@ -103,6 +103,8 @@ void check_tile_forms(unsigned seed)
           point<T, 3> const& q = order == 0 ? b[j] : a[i];
           T const want = f(p, q);
           EXPECT_LE(form.lower, want) << trial;
+          EXPECT_TRUE(form.bounded) << trial;
+          EXPECT_GE(form.upper, want) << trial;
           if (form.kind == detail::tile_form_kind::direct) { EXPECT_EQ(typename decltype(form)::direct{}(p, q), want) << trial; }
           if (form.kind == detail::tile_form_kind::fixed) { EXPECT_EQ(form.images(p, q), want) << trial; }
         }
@@ -130,10 +132,13 @@ TEST(Functors, PeriodicTileFormsRefuseUnknownBoxes)
   detail::tile_box<float, 2> const empty{{inf, 1.f}, {-inf, 2.f}};  // an axis of NaN coordinates only
   detail::tile_box<float, 2> const wide{{-inf, 1.f}, {2.f, 2.f}};
   EXPECT_EQ(detail::tile_form_of(f, near, near).kind, detail::tile_form_kind::direct);
-  for (auto const& b : {empty, wide}) {
+  detail::tile_box<float, 2> const with_nan{{1.f, 1.f}, {2.f, inf}};  // tile_boxes_kernel's mark of a NaN
+  for (auto const& b : {empty, wide, with_nan}) {
     auto const form = detail::tile_form_of(f, near, b);
     EXPECT_EQ(form.kind, detail::tile_form_kind::general);
     EXPECT_EQ(form.lower, 0.f);
+    EXPECT_FALSE(form.bounded);
+    EXPECT_FALSE(detail::tile_form_of(squared_euclidean{}, near, b).bounded);
   }
   // distance_bins sends everything from r_max^2 (1 + 2^-9) on to the outside slot.
   distance_bins<float> const bins(5.f, 50);
@@ -141,4 +146,58 @@ TEST(Functors, PeriodicTileFormsRefuseUnknownBoxes)
   EXPECT_GT(from, 25.f);
   EXPECT_EQ(bins(from), 50);
   EXPECT_EQ(bins(24.f), 48);
+}
+
+// squared_euclidean's tile bounds (its one form is itself): lower <= every pair's value <=
+// upper, either order, boxes anywhere from overlapping to far apart.
+TEST(Functors, SquaredDistanceTileBounds)
+{
+  using namespace twobody;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  int disjoint = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    point<float, 3> a[16], b[16];
+    detail::tile_box<float, 3> ba, bb;
+    for (int d = 0; d < 3; ++d) {
+      float const ca = 100 * unit(rng), cb = 100 * unit(rng), wa = 30 * unit(rng), wb = 30 * unit(rng);
+      ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
+      ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
+      for (int i = 0; i < 16; ++i) {
+        a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
+        ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
+        bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
+      }
+    }
+    auto const form = detail::tile_form_of(squared_euclidean{}, ba, bb);
+    ASSERT_TRUE(form.bounded);
+    disjoint += form.lower > 0.f ? 1 : 0;
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        float const ab = squared_euclidean{}(a[i], b[j]), ba_ = squared_euclidean{}(b[j], a[i]);
+        EXPECT_LE(form.lower, std::min(ab, ba_)) << trial;
+        EXPECT_GE(form.upper, std::max(ab, ba_)) << trial;
+      }
+    }
+  }
+  EXPECT_GT(disjoint, 100);  // the lower bound is not always 0
+}
+
+// distance_bins' slots without the clamp (tile_forms.cuh): up to values_inside_to(bins) the
+// same slot as bins(s), and that threshold stays below r_max^2; past r_max^2 (1 + 2^-9) every
+// value is outside.
+TEST(Functors, DistanceBinsInsideSlots)
+{
+  using namespace twobody;
+  for (auto const& bins : {distance_bins<float>(5.f, 50), distance_bins<float>(173.3f, 256), distance_bins<float>(1.f, 1 << 22)}) {
+    float const to = detail::values_inside_to(bins);
+    EXPECT_LT(to, bins.r_max * bins.r_max);
+    EXPECT_LT(bins(to), bins.size());
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(0.f, to);
+    for (int k = 0; k < 20000; ++k) {
+      float const s = k == 0 ? to : (k == 1 ? 0.f : u(rng));
+      ASSERT_EQ(detail::inside_slot(bins, s), bins(s)) << s;
+    }
+  }
 }

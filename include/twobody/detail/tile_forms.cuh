@@ -13,9 +13,12 @@
 /// monotone, so a bound computed from the corners bounds what each pair computes, and every
 /// form returns the same bits as the functor (no margin, no approximation).
 ///
-/// The same bounds give a lower bound of every pair's value: a histogram whose bin map sends
-/// every value past a threshold to its outside slot (distance_bins) counts a tile pair whose
-/// bound is past it without visiting its pairs (outside_from below; that one has a margin).
+/// The same bounds give a lower and an upper bound of every pair's value: a histogram whose bin
+/// map sends every value past a threshold to its outside slot (distance_bins) counts a tile pair
+/// whose lower bound is past it without visiting its pairs (values_outside_from below), and one
+/// whose upper bound is inside the bins takes each pair's slot without the clamp (values_inside_to;
+/// both thresholds have a margin). `squared_euclidean` has only these bounds (its one form is
+/// itself): the SDH's pairs then cost one instruction less.
 #pragma once
 
 #include <twobody/binning.cuh>
@@ -27,8 +30,9 @@
 
 namespace twobody::detail {
 
-/// The bounding box of a tile's points (NaN coordinates left out; an axis without a finite
-/// coordinate has lo > hi or infinite ends, and then no form but the general one is taken).
+/// The bounding box of a tile's points. An axis with a NaN coordinate has hi = +inf, one without
+/// a finite coordinate lo > hi or infinite ends: such an axis is unknown, and then no form but
+/// the general one is taken, and no bound but lower = 0.
 template <class T, int D>
 struct tile_box {
   T lo[D];
@@ -71,20 +75,46 @@ TWOBODY_UNROLL
   }
 };
 
-/// A tile pair's form and a lower bound of every value its pairs give.
-template <class T, int D>
+/// A tile pair's form and bounds of every value its pairs give (upper only where `bounded`:
+/// every axis known, so no pair has a NaN or an infinite coordinate). `Images`: whether the
+/// functor has forms other than itself (the minimum image's direct and fixed ones).
+template <class T, int D, bool Images = true>
 struct tile_form {
+  static constexpr bool images_v = Images;
   using direct = open_image<T, D>;  ///< the form of tile_form_kind::direct
   tile_form_kind kind = tile_form_kind::general;
   fixed_images<T, D> images{};
-  T lower = T(0);
+  T lower      = T(0);
+  T upper      = T(0);
+  bool bounded = false;
 };
+
+/// Per axis, every pair's a - b lies in [lo, hi] = [a.lo - b.hi, a.hi - b.lo] (and b - a in
+/// [-hi, -lo]; float rounding is monotone): |a - b| in [tmin, tmax] where the axis is known.
+template <class T>
+struct axis_reach {
+  bool known;
+  T tmin, tmax;
+};
+template <class T, int D>
+__host__ __device__ inline axis_reach<T> axis_reach_of(tile_box<T, D> const& a, tile_box<T, D> const& b, int d)
+{
+  T const lo = a.lo[d] - b.hi[d];
+  T const hi = a.hi[d] - b.lo[d];
+  axis_reach<T> r;
+  r.known = cuda::std::isfinite(lo) && cuda::std::isfinite(hi) && lo <= hi;
+  r.tmax  = abs_of(lo) > abs_of(hi) ? abs_of(lo) : abs_of(hi);
+  r.tmin  = (lo <= T(0) && hi >= T(0)) ? T(0) : min_of(abs_of(lo), abs_of(hi));
+  return r;
+}
 
 /// Functors with cheaper exact forms for tile pairs with known boxes (tile_form_of below).
 template <class F>
 struct has_form_rules : cuda::std::false_type {};
 template <class T, int D>
 struct has_form_rules<periodic_squared_euclidean<T, D>> : cuda::std::true_type {};
+template <>
+struct has_form_rules<squared_euclidean> : cuda::std::true_type {};
 template <class F>
 inline constexpr bool has_form_rules_v = has_form_rules<F>::value;
 
@@ -113,29 +143,52 @@ __host__ __device__ tile_form<T, D> tile_form_of(periodic_squared_euclidean<T, D
                                                  tile_box<T, D> const& b)
 {
   tile_form<T, D> form;
-  bool all_direct = true, all_fixed = true;
-  T s = T(0);
+  bool all_direct = true, all_fixed = true, all_known = true;
+  T s = T(0), u = T(0);
 TWOBODY_UNROLL
   for (int d = 0; d < D; ++d) {
-    T const L = f.box[d];
-    // Every pair's a - b lies in [lo, hi] (b - a in [-hi, -lo]): fl is monotone.
-    T const lo = a.lo[d] - b.hi[d];
-    T const hi = a.hi[d] - b.lo[d];
-    bool const known = cuda::std::isfinite(lo) && cuda::std::isfinite(hi) && lo <= hi;
-    T const tmax     = abs_of(lo) > abs_of(hi) ? abs_of(lo) : abs_of(hi);                   // |dx| <= tmax
-    T const tmin     = (lo <= T(0) && hi >= T(0)) ? T(0) : min_of(abs_of(lo), abs_of(hi));  // |dx| >= tmin
-    bool const direct  = known && tmax <= L - tmax;  // min(|dx|, L - |dx|) = |dx| for every pair
-    bool const wrapped = known && tmin >= L - tmin;  // ... = L - |dx| for every pair
+    T const L              = f.box[d];
+    axis_reach<T> const ax = axis_reach_of(a, b, d);
+    bool const direct  = ax.known && ax.tmax <= L - ax.tmax;  // min(|dx|, L - |dx|) = |dx| for every pair
+    bool const wrapped = ax.known && ax.tmin >= L - ax.tmin;  // ... = L - |dx| for every pair
     all_direct         = all_direct && direct;
     all_fixed          = all_fixed && (direct || wrapped);
+    all_known          = all_known && ax.known;
     form.images.c[d]   = wrapped ? L : T(0);
-    // Each pair's term is min(|dx|, L - |dx|) >= min(tmin, L - tmax), squared if that is >= 0.
-    T const low  = known ? min_of(tmin, L - tmax) : T(0);
+    // Each pair's term min(|dx|, L - |dx|) is >= min(tmin, L - tmax) (squared if >= 0) and
+    // <= min(tmax, L - tmin).
+    T const low  = ax.known ? min_of(ax.tmin, L - ax.tmax) : T(0);
     T const term = low > T(0) ? low : T(0);
     s            = term * term + s;
+    T const high = min_of(ax.tmax, L - ax.tmin);
+    u            = high * high + u;
   }
-  form.kind  = all_direct ? tile_form_kind::direct : (all_fixed ? tile_form_kind::fixed : tile_form_kind::general);
-  form.lower = s;
+  form.kind    = all_direct ? tile_form_kind::direct : (all_fixed ? tile_form_kind::fixed : tile_form_kind::general);
+  form.lower   = s;
+  form.upper   = u;
+  form.bounded = all_known;
+  return form;
+}
+
+/// The bounds of squared_euclidean for pairs of box `a` and box `b` (its one form is itself).
+template <class T, int D>
+__host__ __device__ tile_form<T, D, false> tile_form_of(squared_euclidean const&, tile_box<T, D> const& a,
+                                                        tile_box<T, D> const& b)
+{
+  tile_form<T, D, false> form;
+  bool all_known = true;
+  T s = T(0), u = T(0);
+TWOBODY_UNROLL
+  for (int d = 0; d < D; ++d) {
+    axis_reach<T> const ax = axis_reach_of(a, b, d);
+    all_known              = all_known && ax.known;
+    T const low            = ax.known ? ax.tmin : T(0);
+    s                      = low * low + s;
+    u                      = ax.tmax * ax.tmax + u;
+  }
+  form.lower   = s;
+  form.upper   = u;
+  form.bounded = all_known;
   return form;
 }
 
@@ -153,5 +206,31 @@ __host__ __device__ inline T values_outside_from(distance_bins<T> const& bins)
 {
   return bins.r_max * bins.r_max * (T(1) + T(1) / T(512));
 }
+
+/// Bin maps whose slot needs no clamp for values in [0, values_inside_to(bins)] (not NaN):
+/// inside_slot(bins, v) gives bins(v) there. distance_bins: for s <= r_max^2 (1 - 2^-9),
+/// approx_sqrt(s) * inv_width < n by the same margin as above, and s >= 0 gives a slot >= 0.
+template <class Binning>
+struct has_inside_threshold : cuda::std::false_type {};
+template <class T>
+struct has_inside_threshold<distance_bins<T>> : cuda::std::true_type {};
+
+template <class T>
+__host__ __device__ inline T values_inside_to(distance_bins<T> const& bins)
+{
+  return bins.r_max * bins.r_max * (T(1) - T(1) / T(512));
+}
+template <class T>
+__host__ __device__ inline int inside_slot(distance_bins<T> const& bins, T squared_distance)
+{
+  return floor_bin_inside(approx_sqrt(squared_distance), bins.inv_width);
+}
+
+/// Whether ordering into tiles can gain anything for F with bin map Binning: the minimum image's
+/// forms always; squared_euclidean's bounds only with a bin map that has a threshold.
+template <class F, class Binning>
+inline constexpr bool forms_gain_v =
+  has_form_rules_v<F> && (!cuda::std::is_same_v<F, squared_euclidean> || has_outside_threshold<Binning>::value ||
+                          has_inside_threshold<Binning>::value);
 
 }  // namespace twobody::detail

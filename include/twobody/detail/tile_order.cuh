@@ -69,7 +69,9 @@ __global__ void tile_order_gather(Points from, typename Points::value_type* to, 
 
 inline constexpr int tile_boxes_warps = 8;  ///< warps (tiles) per block of tile_boxes_kernel
 
-/// One warp per tile: the bounding box of its points, NaN coordinates left out.
+/// One warp per tile: the bounding box of its points; an axis with a NaN coordinate gets
+/// hi = +inf (unknown: tile_forms.cuh then proves nothing from it, so no pair with a NaN is
+/// ever taken as inside the bins).
 template <class Points, class T = typename Points::value_type, int D = Points::dims>
 __global__ void tile_boxes_kernel(Points sorted, tile_box<T, D>* boxes, std::uint32_t tile, std::uint32_t tiles)
 {
@@ -91,6 +93,8 @@ __global__ void tile_boxes_kernel(Points sorted, tile_box<T, D>* boxes, std::uin
       if (x == x) {
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
+      } else {
+        hi = inf;
       }
     }
     box.lo[d] = reduce(storage[warp]).Reduce(lo, cuda::minimum<>{});
@@ -224,7 +228,8 @@ std::size_t tile_order_bytes(long long n)
   return per_point * static_cast<std::size_t>(n);
 }
 
-/// Whether ordering the points for tile forms pays: functors with form rules, at most 2^31
+/// Whether ordering the points for tile forms pays: functors with form rules (the minimum
+/// image's forms, or only the bounds: squared_euclidean's slots without the clamp), at most 2^31
 /// points a side, and enough tiles that their boxes are much smaller than the whole set's
 /// (64 tiles of the largest tile, 2048 points: a quarter of the set's extent per axis in 3-D);
 /// the order costs three radix sorts, against the pairs' n^2 / 2. Its scratch must also take

@@ -76,15 +76,24 @@ struct has_bulk_outside : cuda::std::false_type {};
 template <class Agent>
 struct has_bulk_outside<Agent, cuda::std::void_t<decltype(Agent::bulk_outside)>> : cuda::std::bool_constant<Agent::bulk_outside> {};
 
-/// A visitor whose steps evaluate G, a form of its functor that holds for one tile pair.
-template <class Visitor, class G>
+/// Histogram agents whose bin map needs no clamp for values proven in range declare `static
+/// constexpr bool inside_slots = true` and take all_inside(upper) (whether every value in
+/// [0, upper] has its slot without the clamp) and accumulate_inside_at(r, v[, w], keep).
+template <class Agent, class = void>
+struct has_inside_slots : cuda::std::false_type {};
+template <class Agent>
+struct has_inside_slots<Agent, cuda::std::void_t<decltype(Agent::inside_slots)>> : cuda::std::bool_constant<Agent::inside_slots> {};
+
+/// A visitor whose steps evaluate G, a form of its functor that holds for one tile pair, and
+/// with Inside, take each value's slot without the clamp (every value proven in range).
+template <class Visitor, class G, bool Inside = false>
 struct form_view {
   Visitor& v;
   G g;
   template <int R, class PairOf>
   __device__ __forceinline__ void step(PairOf&& pair_of)
   {
-    v.template step_with<R>(g, pair_of);
+    v.template step_with<R, Inside>(g, pair_of);
   }
 };
 
@@ -109,11 +118,17 @@ struct statistic_visitor {
   {
   }
 
-  template <bool InStep = false, class V, class W>
+  template <bool InStep = false, bool Inside = false, class V, class W>
   __device__ __forceinline__ void accept(int r, V const& v, W const& w, bool keep)
   {
     constexpr bool weighted = !cuda::std::is_same_v<W, unweighted>;
-    if constexpr (is_per_row_agent<Agent>::value) {
+    if constexpr (Inside) {
+      if constexpr (weighted) {
+        out.accumulate_inside_at(r, v, w, keep);
+      } else {
+        out.accumulate_inside_at(r, v, keep);
+      }
+    } else if constexpr (is_per_row_agent<Agent>::value) {
       if (keep) { out.accumulate_row(r, v); }
     } else if constexpr (InStep && has_step_hooks<Agent>::value) {
       if constexpr (weighted) {
@@ -142,14 +157,14 @@ struct statistic_visitor {
     step_with<R>(f, pair_of);
   }
 
-  /// A step whose pairs go through g, a form of f (tile_forms.cuh).
-  template <int R, class G, class PairOf>
+  /// A step whose pairs go through g, a form of f (tile_forms.cuh); Inside: values proven in range.
+  template <int R, bool Inside = false, class G, class PairOf>
   __device__ __forceinline__ void step_with(G const& g, PairOf&& pair_of)
   {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       pair_of(r, [&](auto const& a, auto const& b, size_type, size_type, auto const& w, bool keep) {
-        accept<true>(r, g(a, b), w, keep);
+        accept<true, Inside>(r, g(a, b), w, keep);
       });
     }
     if constexpr (has_step_hooks<Agent>::value) { out.template end_step<R>(); }
@@ -158,18 +173,37 @@ struct statistic_visitor {
   /// The pairs of a tile pair whose points lie in boxes `a` and `b` (block-uniform): visit(v)
   /// with a visitor v that evaluates the cheapest exact form of f there (tile_forms.cuh). A
   /// histogram whose bin map sends every value of the tile pair to the outside slot takes its
-  /// `cullable` pairs there at once instead (0: not allowed, e.g. a diagonal or weighted tile pair).
+  /// `cullable` pairs there at once instead (0: not allowed, e.g. a diagonal or weighted tile
+  /// pair); one whose bin map has every value in range takes the slots without the clamp (for
+  /// the minimum image only in the direct form: each pairing of a form and the clamp is a loop of
+  /// its own, and registers are what the 2048-point tile's kernel has least of).
   template <class Box, class Visit>
   __device__ __forceinline__ void in_tile_pair(Box const& a, Box const& b, unsigned long long cullable, Visit&& visit)
   {
     auto const form = tile_form_of(f, a, b);
+    using form_t    = decltype(form);
     if constexpr (has_bulk_outside<Agent>::value) {
       if (cullable != 0 && out.all_outside(form.lower)) {
         if (threadIdx.x == 0) { out.add_outside(cullable); }
         return;
       }
     }
-    if (form.kind == tile_form_kind::direct) {
+    if constexpr (has_inside_slots<Agent>::value) {
+      if (form.bounded && out.all_inside(form.upper)) {
+        if constexpr (!form_t::images_v) {
+          form_view<statistic_visitor, F, true> v{*this, f};
+          visit(v);
+          return;
+        } else if (form.kind == tile_form_kind::direct) {
+          form_view<statistic_visitor, typename form_t::direct, true> v{*this, {}};
+          visit(v);
+          return;
+        }
+      }
+    }
+    if constexpr (!form_t::images_v) {
+      visit(*this);
+    } else if (form.kind == tile_form_kind::direct) {
       form_view<statistic_visitor, typename decltype(form)::direct> v{*this, {}};
       visit(v);
     } else if (form.kind == tile_form_kind::fixed) {

@@ -96,7 +96,7 @@ policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning
 template <class Count = void, class Points, class F, class Binning>
 policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream = 0)
 {
-  if constexpr (detail::has_form_rules_v<F>) {
+  if constexpr (detail::forms_gain_v<F, Binning>) {
     // Sets the one-pass histogram orders into tiles run the tile forms' kernels: plan with
     // their registers (the 2048-point tile's take an SM's second block).
     if (detail::tile_order_pays<F>(pairs)) { return detail::plan_histogram_of<Count, detail::tile_formed<F>>(pairs, f, bins, stream); }
@@ -147,8 +147,9 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   bool mirrored = false;
   with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
     using Input = decltype(in);
-    if constexpr (Input::tiled && has_form_rules_v<F>) {
-      // Functors with tile forms (the minimum image) run on points ordered into compact tiles.
+    if constexpr (Input::tiled && forms_gain_v<F, Binning>) {
+      // Functors with tile forms (the minimum image; the squared distance's bounds) run on
+      // points ordered into compact tiles.
       if (tile_order_pays<F>(staged.pairs())) {
         tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, stream);
         mirrored = launch_privatized<Input>(ordered.pairs(), tile_formed<F>(f), bins, d_counts, layout, stream, host_mirror,

@@ -100,6 +100,25 @@ struct slot_updates {
     self().add(self().p.bins.size(), static_cast<Counter>(pairs));
   }
 
+  /// For agents that declare inside_slots (bin maps with a range proven per tile pair,
+  /// tile_forms.cuh): whether every value in [0, upper] takes its slot without the clamp, and
+  /// such a value's update (the windowed modes still test their window).
+  template <class V>
+  __device__ bool all_inside(V upper)
+  {
+    return upper <= values_inside_to(self().p.bins);
+  }
+  template <class V>
+  __device__ void accumulate_inside_at(int r, V const& v, bool keep)
+  {
+    self().add_at(r, inside_slot(self().p.bins, v), Counter(keep ? 1 : 0));
+  }
+  template <class V, class Wt>
+  __device__ void accumulate_inside_at(int r, V const& v, Wt w, bool keep)
+  {
+    self().add_at(r, inside_slot(self().p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
+  }
+
  private:
   __device__ Agent& self() { return static_cast<Agent&>(*this); }
 };
@@ -139,6 +158,7 @@ struct privatized_histogram_agent
   static constexpr bool step_hooks = Mode == window_mode::spill;
   static constexpr int max_step    = 16;  ///< the most pairs per thread in a step (shared_tile's points per thread)
   static constexpr bool bulk_outside = has_outside_threshold<Binning>::value;  ///< see slot_updates::all_outside
+  static constexpr bool inside_slots = has_inside_threshold<Binning>::value;   ///< see slot_updates::all_inside
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
