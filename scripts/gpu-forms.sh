@@ -8,7 +8,7 @@
 # one-call rows in turn, twice, in the same call (suite-before-K / suite-after-K). With
 # NCU=1, ncu counts the instructions and issue activity of the one-call SDH and RDF pair
 # kernels at N = 2^20 (ncu-*.csv); with SASS=1, scripts/sass_mix.py prints the hot loops of
-# the formed SDH kernels. JSON results in $OUT, logs in /tmp.
+# the large tiles' formed kernels. JSON results in $OUT, logs in /tmp.
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
 fi
@@ -48,16 +48,16 @@ if [[ "${NCU:-0}" == 1 ]]; then
   for bin in ${BEFORE:-} .bin/bench_suite; do
     for row in sdh256 rdf256; do
       stem="ncu-$row-$(basename "$bin")"
-      ncu --clock-control none --kernel-name regex:pair_engine --launch-count 1 --csv \
+      ncu --clock-control none --kernel-name regex:pair_engine --launch-count 3 --csv \
         --metrics "sm__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,launch__registers_per_thread,launch__grid_size,$stalls" \
         "$bin" --sizes=1048576 --no_e2e_large --benchmark_filter="^$row/one_call/" --benchmark_repetitions=1 \
         > "$OUT/$stem.csv" 2> "/tmp/$stem.err"
-      echo "== $stem"; grep -E 'inst_executed|issue_active|duration|registers|grid_size|stalled' "$OUT/$stem.csv" | awk -F'","' '{print $(NF-2), $NF}'
+      echo "== $stem"; grep -E 'inst_executed|issue_active|duration|registers|grid_size|stalled' "$OUT/$stem.csv" | awk -F'","' '{print $1, $(NF-2), $NF}'
     done
   done
 fi
 if [[ "${SASS:-0}" == 1 ]]; then  # the hot loops of the SDH's formed kernels (mangled names)
   cuobjdump -sass .bin/bench_suite > /tmp/suite.sass 2> /dev/null
-  python3 scripts/sass_mix.py /tmp/suite.sass --filter 'tile_formedINS_17squared_euclidean' --top 14 > "$OUT/sass-sdh-formed.txt"
-  echo "== sass (formed SDH kernels)"; head -c 3000 "$OUT/sass-sdh-formed.txt"
+  python3 scripts/sass_mix.py /tmp/suite.sass --filter 'shared_tileILi256ELi[48]ELi1ELi1E.*window_modeE0EEENS0_11tile_formed' --top 14 --blocks 3 > "$OUT/sass-formed.txt"
+  echo "== sass (formed kernels of the large tiles)"; sed -E 's/^_Z.*(shared_tileILi[0-9]+ELi[0-9]+).*tile_formedINS_([0-9a-z_]+)E.*/\1 \2/' "$OUT/sass-formed.txt"
 fi

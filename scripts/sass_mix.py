@@ -2,11 +2,12 @@
 """Instruction mix of the hot loops in a CUDA binary (evidence for performance notes).
 
     cuobjdump -sass build/benchmarks/bench_suite > suite.sass
-    python3 scripts/sass_mix.py suite.sass [--filter REGEX] [--top 16]
+    python3 scripts/sass_mix.py suite.sass [--filter REGEX] [--top 16] [--blocks 1]
 
 For every kernel whose (mangled) name matches the filter, takes the largest basic block
-(the unrolled pair loop) and prints its size and opcode histogram (opcode without
-modifiers). Divide by the pairs that block evaluates to get instructions per pair.
+(the unrolled pair loop; with --blocks K the K largest, e.g. the loops of several tile forms)
+and prints its size and opcode histogram (opcode without modifiers). Divide by the pairs that
+block evaluates to get instructions per pair.
 """
 import argparse
 import collections
@@ -41,6 +42,7 @@ def main():
     ap.add_argument("sass")
     ap.add_argument("--filter", default="tiled_pair_kernel")
     ap.add_argument("--top", type=int, default=16)
+    ap.add_argument("--blocks", type=int, default=1)
     args = ap.parse_args()
     funcs, name = {}, None
     for line in open(args.sass, errors="replace"):
@@ -54,10 +56,11 @@ def main():
     for name, lines in funcs.items():
         if not re.search(args.filter, name):
             continue
-        big = max(blocks(lines), key=len, default=[])
-        hist = collections.Counter(big)
-        print(f"{name}\n  largest block: {len(big)} instructions; " +
-              ", ".join(f"{op} {n}" for op, n in hist.most_common(args.top)))
+        print(name)
+        for k, big in enumerate(sorted(blocks(lines), key=len, reverse=True)[:args.blocks]):
+            hist = collections.Counter(big)
+            print(f"  {'largest' if k == 0 else 'next'} block: {len(big)} instructions; " +
+                  ", ".join(f"{op} {n}" for op, n in hist.most_common(args.top)))
         shown += 1
     if shown == 0:
         sys.exit(f"no function matches {args.filter!r}")

@@ -42,19 +42,31 @@ __host__ __device__ inline int floor_bin(T x, T scale, int n)
   return (t >= wide(0) && t < static_cast<wide>(n)) ? static_cast<int>(t) : n;
 }
 
-/// floor_bin for t = x * scale known to lie in [0, n) (no NaN): the same floor without the
-/// clamp, one instruction less per pair (detail/tile_forms.cuh proves the range per tile pair).
+/// floor_bin for t = x * scale known to lie in [0, n) (no NaN), without the clamp, plus
+/// floor_bin_bias<T>() (mod 2^32): on the GPU the fma's bits themselves, so that a caller's
+/// address bits * stride + (offset - bias * stride) is one IMAD. One instruction less per pair
+/// than floor_bin (detail/tile_forms.cuh proves the range per tile pair).
+template <class T>
+__host__ __device__ inline unsigned floor_bin_biased(T x, T scale)
+{
+#ifdef __CUDA_ARCH__
+  if constexpr (cuda::std::is_same_v<T, float>) { return __float_as_uint(__fmaf_rd(x, scale, 8388608.0f)); }
+#endif
+  using wide = cuda::std::conditional_t<cuda::std::is_same_v<T, float>, double, T>;
+  return static_cast<unsigned>(static_cast<wide>(x) * static_cast<wide>(scale));
+}
+template <class T>
+__host__ __device__ constexpr unsigned floor_bin_bias()
+{
+#ifdef __CUDA_ARCH__
+  if constexpr (cuda::std::is_same_v<T, float>) { return 0x4B000000u; }  // bits of 2^23f
+#endif
+  return 0u;
+}
 template <class T>
 __host__ __device__ inline int floor_bin_inside(T x, T scale)
 {
-#ifdef __CUDA_ARCH__
-  if constexpr (cuda::std::is_same_v<T, float>) {
-    constexpr unsigned two23 = 0x4B000000u;
-    return static_cast<int>(__float_as_uint(__fmaf_rd(x, scale, 8388608.0f)) - two23);
-  }
-#endif
-  using wide = cuda::std::conditional_t<cuda::std::is_same_v<T, float>, double, T>;
-  return static_cast<int>(static_cast<wide>(x) * static_cast<wide>(scale));
+  return static_cast<int>(floor_bin_biased(x, scale) - floor_bin_bias<T>());
 }
 
 inline constexpr int max_fast_bins = 1 << 22;

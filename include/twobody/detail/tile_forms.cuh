@@ -225,6 +225,17 @@ __host__ __device__ inline int inside_slot(distance_bins<T> const& bins, T squar
 {
   return floor_bin_inside(approx_sqrt(squared_distance), bins.inv_width);
 }
+/// inside_slot plus inside_slot_bias (mod 2^32), for agents that fold the bias into an address.
+template <class T>
+__host__ __device__ inline unsigned inside_slot_biased(distance_bins<T> const& bins, T squared_distance)
+{
+  return floor_bin_biased(approx_sqrt(squared_distance), bins.inv_width);
+}
+template <class T>
+__host__ __device__ constexpr unsigned inside_slot_bias(distance_bins<T> const&)
+{
+  return floor_bin_bias<T>();
+}
 
 /// Whether ordering into tiles can gain anything for F with bin map Binning: the minimum image's
 /// forms always; squared_euclidean's bounds only with a bin map that has a threshold.

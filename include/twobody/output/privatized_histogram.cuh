@@ -111,12 +111,14 @@ struct slot_updates {
   template <class V>
   __device__ void accumulate_inside_at(int r, V const& v, bool keep)
   {
-    self().add_at(r, inside_slot(self().p.bins, v), Counter(keep ? 1 : 0));
+    auto const& bins = self().p.bins;
+    self().add_inside_at(r, inside_slot_biased(bins, v), inside_slot_bias(bins), Counter(keep ? 1 : 0));
   }
   template <class V, class Wt>
   __device__ void accumulate_inside_at(int r, V const& v, Wt w, bool keep)
   {
-    self().add_at(r, inside_slot(self().p.bins, v), keep ? static_cast<Counter>(w) : Counter{});
+    auto const& bins = self().p.bins;
+    self().add_inside_at(r, inside_slot_biased(bins, v), inside_slot_bias(bins), keep ? static_cast<Counter>(w) : Counter{});
   }
 
  private:
@@ -220,6 +222,21 @@ struct privatized_histogram_agent
     }
     // Byte offsets keep the address one IMAD (slot * stride + mine) in the hot loop.
     atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (slot * stride_bytes + mine_bytes)), c);
+  }
+
+  /// add_at() of slot biased - bias (mod 2^32; tile_forms.cuh, inside_slot_biased): with all
+  /// slots in shared memory the bias goes into the lane's offset, so the address stays one IMAD
+  /// (biased - bias, then slot * stride + mine, is an add and an IMAD: the instruction the
+  /// clamp-free slot saves).
+  __device__ __forceinline__ void add_inside_at(int r, unsigned biased, unsigned bias, Counter c)
+  {
+    if constexpr (Mode == window_mode::none) {
+      unsigned const stride = static_cast<unsigned>(stride_bytes);
+      unsigned const offset = static_cast<unsigned>(mine_bytes) - bias * stride;
+      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (biased * stride + offset)), c);
+    } else {
+      add_at(r, static_cast<int>(biased - bias), c);
+    }
   }
 
   /// add() in a step, thread slot r: spill mode keeps the global update for end_step.
