@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <initializer_list>
 #include <cmath>
 #include <random>
 
@@ -173,19 +174,18 @@ TEST(GpuTileForms, MatchTheCpuBackend)
   check_against_cpu<input::shared_tile<64, 2>>();
 }
 
-// Float data (faces, half-box pairs, NaN): the forms give the general kernel's counts bit for
-// bit, bins from a fine RDF to r_max = L/2 (where the outside slot is about half the pairs).
-TEST(GpuTileForms, EqualTheGeneralKernelOnFloatData)
+// Float data of side L (faces, half-box pairs, repeated points, NaN): f on ordered tiles with
+// its forms gives the general kernel's counts bit for bit, self and cross, for each of `bins`.
+template <class F>
+void expect_forms_equal_the_general_kernel(F const& f, float L, std::initializer_list<distance_bins<float>> bins_list,
+                                           unsigned seed)
 {
-  TBT_REQUIRE_GPU();
   using Input          = input::shared_tile<128, 2>;
   std::int64_t const n = 60000;
-  float const L        = 25.f;
-  awkward_cloud const ca(n, L, 31), cb(n / 2 + 7, L, 32);
+  awkward_cloud const ca(n, L, seed), cb(n / 2 + 7, L, seed + 1);
   points<float, 3> const a = ca.view(), b = cb.view();
-  auto const f = make_periodic_squared_euclidean(L, L, L);
   for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
-    for (distance_bins<float> const bins : {distance_bins<float>(L / 2, 256), distance_bins<float>(3.1f, 1000)}) {
+    for (distance_bins<float> const& bins : bins_list) {
       auto const pairs = tbt::make_pairs(m, a, b);
       auto const got   = run_histogram<Input>(pairs, f, bins, true);
       auto const want  = run_histogram<Input>(pairs, f, bins, false);
@@ -198,6 +198,16 @@ TEST(GpuTileForms, EqualTheGeneralKernelOnFloatData)
       EXPECT_EQ(total, static_cast<Count>(pairs.count()));
     }
   }
+}
+
+// The minimum image's forms, bins from a fine RDF to r_max = L/2 (where the outside slot is
+// about half the pairs).
+TEST(GpuTileForms, EqualTheGeneralKernelOnFloatData)
+{
+  TBT_REQUIRE_GPU();
+  float const L = 25.f;
+  expect_forms_equal_the_general_kernel(make_periodic_squared_euclidean(L, L, L), L,
+                                        {distance_bins<float>(L / 2, 256), distance_bins<float>(3.1f, 1000)}, 31);
 }
 
 // The one-call histogram orders large sets itself (device and host results), and gives the
@@ -282,26 +292,12 @@ TEST(GpuTileForms, WeightedPeriodicMatchesTheCpuBackend)
   }
 }
 
-// Float data (faces, repeated points, NaN): the SDH on ordered tiles gives the unordered
-// kernel's counts bit for bit, with bins over the whole cube (about every tile pair inside) and
-// a fine histogram to a short r_max (most outside).
+// The SDH's clamp-free slots, with bins over the whole cube (about every tile pair inside) and
+// a fine histogram to a short r_max (most tile pairs outside).
 TEST(GpuTileForms, DistanceHistogramsEqualTheGeneralKernelOnFloatData)
 {
   TBT_REQUIRE_GPU();
-  using Input          = input::shared_tile<128, 2>;
-  std::int64_t const n = 60000;
-  float const L        = 25.f;
-  awkward_cloud const ca(n, L, 51), cb(n / 2 + 7, L, 52);
-  points<float, 3> const a = ca.view(), b = cb.view();
-  for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
-    for (distance_bins<float> const bins : {distance_bins<float>(L * 1.7321f, 256), distance_bins<float>(3.1f, 1000)}) {
-      auto const pairs = tbt::make_pairs(m, a, b);
-      auto const got   = run_histogram<Input>(pairs, squared_euclidean{}, bins, true);
-      auto const want  = run_histogram<Input>(pairs, squared_euclidean{}, bins, false);
-      EXPECT_EQ(got, want) << tbt::mode_name(m) << " " << bins.r_max;
-      Count total = 0;
-      for (Count c : got) { total += c; }
-      EXPECT_EQ(total, static_cast<Count>(pairs.count()));
-    }
-  }
+  float const L = 25.f;
+  expect_forms_equal_the_general_kernel(squared_euclidean{}, L, {distance_bins<float>(L * 1.7321f, 256), distance_bins<float>(3.1f, 1000)},
+                                        51);
 }
