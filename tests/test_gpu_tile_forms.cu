@@ -35,9 +35,11 @@ std::vector<C> run_histogram(pair_set<Points> const& pairs, F const& f, Bins con
   detail::privatized_plan const layout =
     detail::plan_privatized(slots, 32, Points::weighted ? sizeof(C) : sizeof(unsigned), kernel::dynamic_smem_limit());
   if (ordered) {
-    detail::tile_ordered_pairs<Points> const o(pairs, detail::tile_points_v<Input>, 0);
+    // One sub-tile per warp (shared_tile without column groups), as the one-call form orders.
+    int const sub_tiles = detail::has_sub_tile_forms_v<F> ? Input::block_threads / 32 : 1;
+    detail::tile_ordered_pairs<Points> const o(pairs, detail::tile_points_v<Input>, sub_tiles, 0);
     detail::launch_privatized<Input>(o.pairs(), detail::tile_formed<F>(f), bins, thrust::raw_pointer_cast(counts.data()), layout, 0, static_cast<C*>(nullptr),
-                                     o.boxes_a(), o.boxes_b());
+                                     o.boxes_a(), o.boxes_b(), o.sub_tiles());
   } else {
     detail::launch_privatized<Input>(pairs, f, bins, thrust::raw_pointer_cast(counts.data()), layout, 0);
   }
@@ -86,7 +88,9 @@ struct awkward_cloud {
 
 }  // namespace
 
-// The order is a permutation into tiles that lie in their boxes, and the boxes are compact.
+// The order is a permutation into tiles that lie in their boxes, and the boxes are compact; with
+// 8 sub-tiles per tile (one per warp of a 256-thread block) each full tile's sub-tile k, its
+// positions 32 k + l + 256 i, lies in its own box, and those boxes are compact too.
 TEST(GpuTileForms, OrderIsAPermutationIntoCompactTiles)
 {
   TBT_REQUIRE_GPU();
@@ -95,49 +99,71 @@ TEST(GpuTileForms, OrderIsAPermutationIntoCompactTiles)
   float const L        = 64.f;
   awkward_cloud const cloud(n, L, 11);
   auto const& c = cloud.c;
-  detail::tile_ordered_points<points<float, 3>> const o(cloud.view(), tile, 0);
-  std::int64_t const tiles = (n + tile - 1) / tile;
-  std::vector<float> sorted[3];
-  for (int d = 0; d < 3; ++d) {
-    sorted[d].resize(n);
-    ASSERT_EQ(cudaMemcpy(sorted[d].data(), o.view().coords[d], n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  }
-  std::vector<detail::tile_box<float, 3>> boxes(tiles);
-  ASSERT_EQ(cudaMemcpy(boxes.data(), o.boxes(), tiles * sizeof(boxes[0]), cudaMemcpyDeviceToHost), cudaSuccess);
-  // The same multiset of points (NaN compared as bits).
-  auto key = [](std::vector<float> const (&v)[3], std::int64_t i) {
-    std::array<std::uint32_t, 3> k{};
-    for (int d = 0; d < 3; ++d) { std::memcpy(&k[d], &v[d][i], 4); }
-    return k;
-  };
-  std::vector<std::array<std::uint32_t, 3>> before(n), after(n);
-  for (std::int64_t i = 0; i < n; ++i) { before[i] = key(c, i), after[i] = key(sorted, i); }
-  std::sort(before.begin(), before.end());
-  std::sort(after.begin(), after.end());
-  EXPECT_TRUE(before == after);
-  // Every point in its tile's box; the boxes' mean volume near the ideal L^3 / tiles.
-  double volume = 0;
-  std::int64_t known = 0;
-  for (std::int64_t t = 0; t < tiles; ++t) {
-    double v = 1;
+  for (int sub : {1, 8}) {
+    detail::tile_ordered_points<points<float, 3>> const o(cloud.view(), tile, sub, 0);
+    ASSERT_EQ(o.sub_tiles(), sub);
+    std::int64_t const tiles = (n + tile - 1) / tile, full = n / tile;
+    std::vector<float> sorted[3];
     for (int d = 0; d < 3; ++d) {
-      for (std::int64_t i = t * tile; i < std::min(n, (t + 1) * tile); ++i) {
-        float const x = sorted[d][i];
-        if (x == x) { ASSERT_TRUE(x >= boxes[t].lo[d] && x <= boxes[t].hi[d]) << t << " " << d; }
+      sorted[d].resize(n);
+      ASSERT_EQ(cudaMemcpy(sorted[d].data(), o.view().coords[d], n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    std::int64_t const count = tiles + (sub > 1 ? tiles * sub : 0);
+    std::vector<detail::tile_box<float, 3>> boxes(count);
+    ASSERT_EQ(cudaMemcpy(boxes.data(), o.boxes(), count * sizeof(boxes[0]), cudaMemcpyDeviceToHost), cudaSuccess);
+    // The same multiset of points (NaN compared as bits).
+    auto key = [](std::vector<float> const (&v)[3], std::int64_t i) {
+      std::array<std::uint32_t, 3> k{};
+      for (int d = 0; d < 3; ++d) { std::memcpy(&k[d], &v[d][i], 4); }
+      return k;
+    };
+    std::vector<std::array<std::uint32_t, 3>> before(n), after(n);
+    for (std::int64_t i = 0; i < n; ++i) { before[i] = key(c, i), after[i] = key(sorted, i); }
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    EXPECT_TRUE(before == after) << sub;
+    // Box b: its points in it; an axis with a NaN coordinate has hi = +inf there, and only such
+    // an axis; the mean volume of the boxes of `boxes_count` full parts near the ideal.
+    auto check = [&](std::int64_t b, std::vector<std::int64_t> const& members, double& volume, std::int64_t& known) {
+      double v     = 1;
+      bool has_nan = false;
+      for (int d = 0; d < 3; ++d) {
+        for (std::int64_t i : members) {
+          float const x = sorted[d][i];
+          if (x == x) {
+            ASSERT_TRUE(x >= boxes[b].lo[d] && x <= boxes[b].hi[d]) << sub << " box " << b << " axis " << d;
+          } else {
+            has_nan = true;
+          }
+        }
+        v *= boxes[b].hi[d] - boxes[b].lo[d];
       }
-      v *= boxes[t].hi[d] - boxes[t].lo[d];
+      EXPECT_EQ(std::isinf(v), has_nan) << sub << " box " << b;
+      if (!has_nan) { volume += v, ++known; }
+    };
+    double volume = 0;
+    std::int64_t known = 0;
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      std::vector<std::int64_t> members;
+      for (std::int64_t i = t * tile; i < std::min(n, (t + 1) * tile); ++i) { members.push_back(i); }
+      check(t, members, volume, known);
     }
-    // A tile with a NaN coordinate on an axis has hi = +inf there (unknown), and only such a tile.
-    bool has_nan = false;
-    for (std::int64_t i = t * tile; i < std::min(n, (t + 1) * tile); ++i) {
-      for (int d = 0; d < 3; ++d) { has_nan = has_nan || std::isnan(sorted[d][i]); }
+    EXPECT_GT(known, tiles / 2);
+    EXPECT_LT(volume / known, 2.0 * double(L) * L * L / tiles) << sub;
+    if (sub == 1) { continue; }
+    volume = 0, known = 0;
+    for (std::int64_t t = 0; t < full; ++t) {
+      for (int k = 0; k < sub; ++k) {
+        std::vector<std::int64_t> members;
+        for (int i = 0; i < tile / (32 * sub); ++i) {
+          for (int l = 0; l < 32; ++l) { members.push_back(t * tile + 32 * k + l + 32 * sub * i); }
+        }
+        check(tiles + t * sub + k, members, volume, known);
+      }
     }
-    EXPECT_EQ(std::isinf(v), has_nan) << t;
-    if (!has_nan) { volume += v, ++known; }
+    EXPECT_GT(known, full * sub / 2);
+    EXPECT_LT(volume / known, 2.0 * double(L) * L * L / (tiles * sub)) << "sub-tiles";
   }
-  double const ideal = double(L) * L * L / tiles;
-  EXPECT_GT(known, tiles / 2);
-  EXPECT_LT(volume / known, 2.0 * ideal);
 }
 
 // Integer coordinates in a box of side 64: squared distances are integers, and the bin edges
@@ -172,6 +198,7 @@ TEST(GpuTileForms, MatchTheCpuBackend)
   TBT_REQUIRE_GPU();
   check_against_cpu<input::shared_tile<32, 1>>();
   check_against_cpu<input::shared_tile<64, 2>>();
+  check_against_cpu<input::shared_tile<256, 2>>();
 }
 
 // Float data of side L (faces, half-box pairs, repeated points, NaN): f on ordered tiles with

@@ -77,13 +77,13 @@ using privatized_kernel =
 /// otherwise a memset comes first. A one-pass cooperative kernel also copies the result to
 /// `host_mirror` (mapped host memory) when given; returns whether it did.
 ///
-/// `boxes_a` and `boxes_b` (tile_order.cuh, for this input's tile size) let functors with tile
-/// forms take the cheapest exact form per tile pair.
+/// `boxes_a` and `boxes_b` (tile_order.cuh, for this input's tile size and `sub_tiles`) let
+/// functors with tile forms take the cheapest exact form per tile pair.
 template <class Input, class Points, class F, class Binning, class Count>
 bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
                        privatized_plan const& layout, cudaStream_t stream, Count* host_mirror = nullptr,
                        tile_box<typename Points::value_type, Points::dims> const* boxes_a = nullptr,
-                       tile_box<typename Points::value_type, Points::dims> const* boxes_b = nullptr)
+                       tile_box<typename Points::value_type, Points::dims> const* boxes_b = nullptr, int sub_tiles = 1)
 {
   using Counter = shared_counter_t<Count>;
   int const slots = bins.size() + 1;
@@ -96,7 +96,7 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
     bool const mirrored = lp.cooperative && lp.grid > 0 && host_mirror != nullptr;
     typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative, mirrored ? host_mirror : nullptr};
-    single::launch(lp, dev, f, p, stream, boxes_a, boxes_b);
+    single::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
     return mirrored;
   }
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
@@ -106,7 +106,7 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     int const begin = pass * layout.window;
     int const size  = slots - begin < layout.window ? slots - begin : layout.window;
     typename windowed::params p{bins, d_counts, layout.copies, begin, size, limit};
-    windowed::launch(lp, dev, f, p, stream, boxes_a, boxes_b);
+    windowed::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
   }
   return false;
 }

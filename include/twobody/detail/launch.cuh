@@ -365,14 +365,16 @@ struct pair_kernel {
   using box = tile_box<typename Points::value_type, Points::dims>;
 
   /// With `boxes_a` and `boxes_b` (the bounding boxes of the tiles of this kernel's tile size,
-  /// tile_order.cuh), functors with tile forms take the cheapest exact one per tile pair.
+  /// and with sub_tiles > 1 of their sub-tiles, tile_order.cuh), functors with tile forms take
+  /// the cheapest exact one per tile pair (per warp and column sub-tile).
   static void launch(launch_plan const& lp, pair_set<Points> const& pairs, F const& f, params const& p,
-                     cudaStream_t stream, box const* boxes_a = nullptr, box const* boxes_b = nullptr)
+                     cudaStream_t stream, box const* boxes_a = nullptr, box const* boxes_b = nullptr, int sub_tiles = 1)
   {
     if (lp.grid == 0) { return; }
     kernel_inputs<Points> in = inputs_of(pairs);
     in.boxes_a               = boxes_a;
     in.boxes_b               = boxes_b;
+    in.sub_tiles             = sub_tiles;
     typename traversal::params walk{};
     unsigned long long units = 0;
     if constexpr (Input::tiled) {

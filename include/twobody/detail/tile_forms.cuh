@@ -136,6 +136,20 @@ struct has_tile_forms<tile_formed<F>> : has_form_rules<F> {};
 template <class F>
 inline constexpr bool has_tile_forms_v = has_tile_forms<F>::value;
 
+/// Functors whose forms go past bounds (the minimum image's direct and fixed forms): their
+/// kernels also choose forms per warp and column sub-tile (tile_traversal.cuh), where smaller
+/// boxes give more pairs the cheaper forms. The squared distance's bounds gain little there
+/// (nearly every SDH tile pair is inside already), and the loops would cost its kernel an SM's
+/// second block.
+template <class F>
+struct has_sub_tile_forms : cuda::std::false_type {};
+template <class T, int D>
+struct has_sub_tile_forms<periodic_squared_euclidean<T, D>> : cuda::std::true_type {};
+template <class F>
+struct has_sub_tile_forms<tile_formed<F>> : has_sub_tile_forms<F> {};
+template <class F>
+inline constexpr bool has_sub_tile_forms_v = has_sub_tile_forms<F>::value;
+
 /// The form of periodic_squared_euclidean for pairs (a, b) or (b, a) with a in box `a` and b in
 /// box `b`.
 template <class T, int D>

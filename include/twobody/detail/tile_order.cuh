@@ -55,40 +55,61 @@ __global__ void tile_order_keys(T const* coord, std::uint32_t* index, std::uint6
   }
 }
 
-/// The ordered copy: coordinate d of rank r at to[d * n + r], weights after the coordinates.
-template <class Points>
-__global__ void tile_order_gather(Points from, typename Points::value_type* to, std::uint32_t const* index, std::uint32_t n)
+/// Where rank r of the order goes in the ordered copy. With sub-tiles (sub_tiles > 1, full tiles
+/// only), member m = l + 32 i of sub-tile k of a tile goes to position 32 k + l + 32 sub_tiles i:
+/// the own points of warp k of a block of 32 sub_tiles threads (thread t holds points t, t + B,
+/// ...), so that each warp's own points are one sub-tile.
+__host__ __device__ inline std::uint32_t tile_order_position(std::uint32_t r, std::uint32_t tile, std::uint32_t sub_tiles,
+                                                             std::uint32_t full_tiles)
 {
+  if (sub_tiles <= 1 || r / tile >= full_tiles) { return r; }
+  std::uint32_t const m = r % tile, per = tile / sub_tiles;
+  std::uint32_t const k = m / per, member = m % per;
+  return r - m + 32 * k + member % 32 + 32 * sub_tiles * (member / 32);
+}
+
+/// The ordered copy: coordinate d of rank r at to[d * n + tile_order_position(r)], weights after
+/// the coordinates.
+template <class Points>
+__global__ void tile_order_gather(Points from, typename Points::value_type* to, std::uint32_t const* index, std::uint32_t n,
+                                  std::uint32_t tile, std::uint32_t sub_tiles)
+{
+  std::uint32_t const full_tiles = n / tile;
   for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
     std::uint32_t const i = index[r];
+    std::uint32_t const p = tile_order_position(r, tile, sub_tiles, full_tiles);
 #pragma unroll
-    for (int d = 0; d < Points::dims; ++d) { to[static_cast<std::size_t>(d) * n + r] = from.coords[d][i]; }
-    if constexpr (Points::weighted) { to[static_cast<std::size_t>(Points::dims) * n + r] = from.weights[i]; }
+    for (int d = 0; d < Points::dims; ++d) { to[static_cast<std::size_t>(d) * n + p] = from.coords[d][i]; }
+    if constexpr (Points::weighted) { to[static_cast<std::size_t>(Points::dims) * n + p] = from.weights[i]; }
   }
 }
 
 inline constexpr int tile_boxes_warps = 8;  ///< warps (tiles) per block of tile_boxes_kernel
 
-/// One warp per tile: the bounding box of its points; an axis with a NaN coordinate gets
-/// hi = +inf (unknown: tile_forms.cuh then proves nothing from it, so no pair with a NaN is
+/// One warp per box: box b of `boxes` bounds part b % per_tile of tile b / per_tile, the
+/// positions 32 (b % per_tile) + lane + 32 per_tile i of the tile (per_tile = 1: the whole tile;
+/// per_tile = sub_tiles: the sub-tiles of tile_order_position). An axis with a NaN coordinate
+/// gets hi = +inf (unknown: tile_forms.cuh then proves nothing from it, so no pair with a NaN is
 /// ever taken as inside the bins).
 template <class Points, class T = typename Points::value_type, int D = Points::dims>
-__global__ void tile_boxes_kernel(Points sorted, tile_box<T, D>* boxes, std::uint32_t tile, std::uint32_t tiles)
+__global__ void tile_boxes_kernel(Points sorted, tile_box<T, D>* boxes, std::uint32_t tile, std::uint32_t per_tile,
+                                  std::uint32_t count)
 {
   using reduce = cub::WarpReduce<T>;
   __shared__ typename reduce::TempStorage storage[tile_boxes_warps];
   int const warp           = static_cast<int>(threadIdx.x / 32);
-  std::uint32_t const t    = blockIdx.x * tile_boxes_warps + warp;
-  if (t >= tiles) { return; }
+  std::uint32_t const b    = blockIdx.x * tile_boxes_warps + warp;
+  if (b >= count) { return; }
   auto const n              = static_cast<std::uint32_t>(sorted.size);
-  std::uint32_t const first = t * tile;
-  std::uint32_t const last  = first + tile < n ? first + tile : n;
+  std::uint32_t const t     = b / per_tile;
+  std::uint32_t const first = t * tile + 32 * (b % per_tile);
+  std::uint32_t const end   = t * tile + tile < n ? t * tile + tile : n;
   T const inf               = cuda::std::numeric_limits<T>::infinity();
   tile_box<T, D> box;
 #pragma unroll
   for (int d = 0; d < D; ++d) {
     T lo = inf, hi = -inf;
-    for (std::uint32_t r = first + threadIdx.x % 32; r < last; r += 32) {
+    for (std::uint32_t r = first + threadIdx.x % 32; r < end; r += 32 * per_tile) {
       T const x = sorted.coords[d][r];
       if (x == x) {
         lo = x < lo ? x : lo;
@@ -102,7 +123,7 @@ __global__ void tile_boxes_kernel(Points sorted, tile_box<T, D>* boxes, std::uin
     box.hi[d] = reduce(storage[warp]).Reduce(hi, cuda::maximum<>{});
     __syncwarp();
   }
-  if (threadIdx.x % 32 == 0) { boxes[t] = box; }
+  if (threadIdx.x % 32 == 0) { boxes[b] = box; }
 }
 
 /// How many tiles each slab (first axis) and column (second axis) holds, for `tiles` tiles
@@ -141,10 +162,15 @@ class tile_ordered_points {
   static constexpr bool W = Points::weighted;
   using box               = tile_box<T, D>;
 
-  /// Points readable by kernels, at most 2^32 - 1 of them, tile >= 1.
-  tile_ordered_points(Points const& p, int tile, cudaStream_t stream) : view_(p)
+  /// Points readable by kernels, at most 2^32 - 1 of them, tile >= 1. With sub_tiles > 1 (a
+  /// power of two, tile a multiple of 32 sub_tiles: the warps of the kernel's block), each full
+  /// tile is also cut into sub_tiles compact sub-tiles (halved along the axes in turn), laid out
+  /// as the warps' own points (tile_order_position), with a box each after the tiles' boxes.
+  tile_ordered_points(Points const& p, int tile, int sub_tiles, cudaStream_t stream) : view_(p)
   {
     TWOBODY_EXPECTS(p.size > 0 && p.size < (1ll << 32) && tile >= 1, "internal: tile_ordered_points of a bad size");
+    if (sub_tiles < 1 || (sub_tiles & (sub_tiles - 1)) != 0 || tile % (32 * sub_tiles) != 0) { sub_tiles = 1; }
+    sub_tiles_ = sub_tiles;
     auto const n                = static_cast<std::uint32_t>(p.size);
     auto const tiles            = static_cast<std::uint32_t>((p.size + tile - 1) / tile);
     tile_order_groups const grp = tile_order_groups_for(tiles, D);
@@ -162,29 +188,43 @@ class tile_ordered_points {
     int const blocks  = static_cast<int>((n + threads - 1) / threads < 4096 ? (n + threads - 1) / threads : 4096);
     std::uint32_t const groups[3] = {n, grp.slab_tiles * static_cast<std::uint32_t>(tile),
                                      grp.column_tiles * static_cast<std::uint32_t>(tile)};
-    for (int axis = 0; axis < grp.axes; ++axis) {
-      std::uint32_t const group = groups[axis] < n ? groups[axis] : n;
-      tile_order_keys<T><<<blocks, threads, 0, stream>>>(p.coords[axis], vb.Current(), kb.Current(), n, group, axis == 0);
+    bool first = true;  // the first pass starts the index at the identity
+    auto sort_in_groups = [&](int axis, std::uint32_t group) {
+      group = group < n ? group : n;
+      tile_order_keys<T><<<blocks, threads, 0, stream>>>(p.coords[axis], vb.Current(), kb.Current(), n, group, first);
       TWOBODY_CHECK_LAUNCH();
+      first = false;
       int const group_bits = bits_for((n - 1) / group + 1);
       TWOBODY_CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, kb, vb, n, 0, 32 + group_bits, stream));
-    }
+    };
+    for (int axis = 0; axis < grp.axes; ++axis) { sort_in_groups(axis, groups[axis]); }
+    // Sub-tiles: halve each tile along the axes in turn (sort each tile by x, each half by y,
+    // each quarter by z, ...: groups of tile, tile / 2, tile / 4 points).
+    for (int h = 0; (1 << h) < sub_tiles; ++h) { sort_in_groups(h % grp.axes, static_cast<std::uint32_t>(tile) >> h); }
 
     coords_ = device_buffer(sizeof(T) * (static_cast<std::size_t>(n) * (D + (W ? 1 : 0))), stream);
     T* const to = coords_.as<T>();
-    tile_order_gather<<<blocks, threads, 0, stream>>>(p, to, vb.Current(), n);
+    tile_order_gather<<<blocks, threads, 0, stream>>>(p, to, vb.Current(), n, static_cast<std::uint32_t>(tile),
+                                                      static_cast<std::uint32_t>(sub_tiles));
     TWOBODY_CHECK_LAUNCH();
     for (int d = 0; d < D; ++d) { view_.coords[d] = to + static_cast<std::size_t>(d) * n; }
     if constexpr (W) { view_.weights = to + static_cast<std::size_t>(D) * n; }
 
-    boxes_ = device_buffer(sizeof(box) * tiles, stream);
-    tile_boxes_kernel<<<(tiles + tile_boxes_warps - 1) / tile_boxes_warps, 32 * tile_boxes_warps, 0, stream>>>(
-      view_, boxes_.as<box>(), static_cast<std::uint32_t>(tile), tiles);
-    TWOBODY_CHECK_LAUNCH();
+    std::uint32_t const subs = sub_tiles > 1 ? tiles * static_cast<std::uint32_t>(sub_tiles) : 0;
+    boxes_ = device_buffer(sizeof(box) * (tiles + subs), stream);
+    auto boxes_of = [&](box* out, std::uint32_t per_tile, std::uint32_t count) {
+      tile_boxes_kernel<<<(count + tile_boxes_warps - 1) / tile_boxes_warps, 32 * tile_boxes_warps, 0, stream>>>(
+        view_, out, static_cast<std::uint32_t>(tile), per_tile, count);
+      TWOBODY_CHECK_LAUNCH();
+    };
+    boxes_of(boxes_.as<box>(), 1, tiles);
+    if (subs > 0) { boxes_of(boxes_.as<box>() + tiles, static_cast<std::uint32_t>(sub_tiles), subs); }
   }
 
   Points const& view() const { return view_; }
+  /// The tiles' boxes, then (sub_tiles() > 1) sub-tile k of tile t's at tiles + t sub_tiles() + k.
   box const* boxes() const { return boxes_.as<box>(); }
+  int sub_tiles() const { return sub_tiles_; }
 
  private:
   static int bits_for(std::uint32_t groups)
@@ -195,6 +235,7 @@ class tile_ordered_points {
   }
 
   Points view_;
+  int sub_tiles_ = 1;
   device_buffer coords_;
   device_buffer boxes_;
 };
@@ -204,13 +245,15 @@ template <class Points>
 class tile_ordered_pairs {
  public:
   using box = typename tile_ordered_points<Points>::box;
-  tile_ordered_pairs(pair_set<Points> const& p, int tile, cudaStream_t stream) : mode_(p.mode), a_(p.a, tile, stream)
+  tile_ordered_pairs(pair_set<Points> const& p, int tile, int sub_tiles, cudaStream_t stream)
+    : mode_(p.mode), a_(p.a, tile, sub_tiles, stream)
   {
-    if (p.mode == pair_mode::cross) { b_.emplace(p.b, tile, stream); }
+    if (p.mode == pair_mode::cross) { b_.emplace(p.b, tile, sub_tiles, stream); }
   }
   pair_set<Points> pairs() const { return {mode_, a_.view(), b_ ? b_->view() : a_.view()}; }
   box const* boxes_a() const { return a_.boxes(); }
   box const* boxes_b() const { return b_ ? b_->boxes() : a_.boxes(); }
+  int sub_tiles() const { return a_.sub_tiles(); }
 
  private:
   pair_mode mode_;

@@ -23,7 +23,17 @@ struct kernel_inputs {
   /// tile forms (tile_forms.cuh) take the cheapest exact form per tile pair.
   tile_box<typename Points::value_type, Points::dims> const* boxes_a = nullptr;
   tile_box<typename Points::value_type, Points::dims> const* boxes_b = nullptr;
+  /// > 1: the boxes of each full tile's sub-tiles follow the tiles' boxes (tile_order.cuh), one
+  /// per warp of the block: the forms are then chosen per warp and column sub-tile.
+  int sub_tiles = 1;
 };
+
+/// Column sources that visit the columns of one sub-tile of a staged tile (for_each_in_sub_tile).
+template <class Source, class = void>
+struct has_sub_tile_columns : cuda::std::false_type {};
+template <class Source>
+struct has_sub_tile_columns<Source, cuda::std::void_t<decltype(Source::sub_tile_columns)>>
+  : cuda::std::bool_constant<Source::sub_tile_columns> {};
 
 /// Whether a visitor's functor has tile forms (a statistic_visitor of a tile_formed functor):
 /// only those kernels compile the per-unit choice and its three loops.
@@ -179,6 +189,35 @@ struct tile_traversal {
   {
   }
 
+  /// A full off-diagonal tile pair of ordered points with sub-tile boxes (tile_order.cuh): each
+  /// warp holds one sub-tile of the row tile and takes the cheapest form per column sub-tile
+  /// (forms of smaller boxes: more of the minimum image's pairs take the open-box or fixed form,
+  /// more are counted outside at once). The branch is warp-uniform, and the loops over a
+  /// sub-tile's columns have no barrier.
+  template <class Visitor, class Weight>
+  __device__ __forceinline__ void visit_by_sub_tiles(Visitor& out, size_type row, size_type col, size_type row_start,
+                                                     size_type col_start, point<T, D> const (&own)[R], Weight&& weight,
+                                                     unsigned long long cullable)
+  {
+    constexpr int S = B / 32;  // sub-tiles per tile: one per warp
+    if (out.counted_outside(in.boxes_a[row], in.boxes_b[col], cullable, threadIdx.x == 0)) { return; }
+    columns.stage(col_start, TS);
+    size_type const tiles_a = (in.a.size + TS - 1) / TS, tiles_b = (in.b.size + TS - 1) / TS;
+    int const warp          = static_cast<int>(threadIdx.x / 32);
+    bool const adder        = threadIdx.x % 32 == 0;
+    auto const& own_box     = in.boxes_a[tiles_a + row * S + warp];
+    constexpr unsigned long long sub_pairs = 32ull * R * 32ull * R;  // a warp's own points x a sub-tile
+    for (int k = 0; k < S; ++k) {
+      out.in_tile_pair(own_box, in.boxes_b[tiles_b + col * S + k], cullable != 0 ? sub_pairs : 0ull, adder, [&](auto& v) {
+        columns.for_each_in_sub_tile(k, [&](int j, stored const& s) {
+          v.template step<R>([&](int r, auto&& use) {
+            use(own[r], s.coords(), row_start + static_cast<int>(threadIdx.x) + r * B, col_start + j, weight(r, s), true);
+          });
+        });
+      });
+    }
+  }
+
   /// The units of `units`, their pairs into `out` (engine.cuh). The state lives in locals of this
   /// one loop, as the hand-written kernel had it: held in members of the traversal, the same
   /// loop compiled to 148 registers instead of 120 (SDH, shared_tile<256, 8>, sm_90).
@@ -225,7 +264,14 @@ struct tile_traversal {
       if constexpr (visitor_has_tile_forms<Visitor>::value) {
         if (in.boxes_a != nullptr) {
           // Whole off-diagonal tile pairs of unweighted points may be counted at once.
-          out.in_tile_pair(in.boxes_a[row], in.boxes_b[col], (diagonal || W) ? 0ull : bound, visit);
+          unsigned long long const cullable = (diagonal || W) ? 0ull : bound;
+          bool by_sub_tiles = false;
+          if constexpr (has_sub_tile_columns<source>::value && G == 1 && B / 32 > 1 &&
+                        has_sub_tile_forms_v<typename Visitor::functor_type>) {
+            by_sub_tiles = in.sub_tiles == B / 32 && !diagonal && row_count == TS && col_count == TS;
+            if (by_sub_tiles) { visit_by_sub_tiles(out, row, col, row_start, col_start, own, weight, cullable); }
+          }
+          if (!by_sub_tiles) { out.in_tile_pair(in.boxes_a[row], in.boxes_b[col], cullable, threadIdx.x == 0, visit); }
         } else {
           visit(out);
         }

@@ -177,14 +177,16 @@ struct statistic_visitor {
   /// pair); one whose bin map has every value in range takes the slots without the clamp (for
   /// the minimum image only in the direct form: each pairing of a form and the clamp is a loop of
   /// its own, and registers are what the 2048-point tile's kernel has least of).
+  /// `adder`: the one thread of those that call this for the same pairs (the block, or a warp
+  /// for its own points and a column sub-tile) that adds them to the outside slot.
   template <class Box, class Visit>
-  __device__ __forceinline__ void in_tile_pair(Box const& a, Box const& b, unsigned long long cullable, Visit&& visit)
+  __device__ __forceinline__ void in_tile_pair(Box const& a, Box const& b, unsigned long long cullable, bool adder, Visit&& visit)
   {
     auto const form = tile_form_of(f, a, b);
     using form_t    = decltype(form);
     if constexpr (has_bulk_outside<Agent>::value) {
       if (cullable != 0 && out.all_outside(form.lower)) {
-        if (threadIdx.x == 0) { out.add_outside(cullable); }
+        if (adder) { out.add_outside(cullable); }
         return;
       }
     }
@@ -212,6 +214,20 @@ struct statistic_visitor {
     } else {
       visit(*this);
     }
+  }
+
+  /// Whether the pairs of boxes a and b all land in the outside slot (then `adder` adds the
+  /// `cullable` of them there; 0: not allowed).
+  template <class Box>
+  __device__ __forceinline__ bool counted_outside(Box const& a, Box const& b, unsigned long long cullable, bool adder)
+  {
+    if constexpr (has_bulk_outside<Agent>::value) {
+      if (cullable != 0 && out.all_outside(tile_form_of(f, a, b).lower)) {
+        if (adder) { out.add_outside(cullable); }
+        return true;
+      }
+    }
+    return false;
   }
 
   template <class P, class W>

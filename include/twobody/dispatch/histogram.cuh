@@ -151,9 +151,12 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
       // Functors with tile forms (the minimum image; the squared distance's bounds) run on
       // points ordered into compact tiles.
       if (tile_order_pays<F>(staged.pairs())) {
-        tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, stream);
+        // One sub-tile per warp (the forms are chosen per warp and column sub-tile), where the
+        // block's warps share the columns (no column groups).
+        int const sub_tiles = column_groups_v<Input> == 1 && has_sub_tile_forms_v<F> ? Input::block_threads / 32 : 1;
+        tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, sub_tiles, stream);
         mirrored = launch_privatized<Input>(ordered.pairs(), tile_formed<F>(f), bins, d_counts, layout, stream, host_mirror,
-                                            ordered.boxes_a(), ordered.boxes_b());
+                                            ordered.boxes_a(), ordered.boxes_b(), ordered.sub_tiles());
         return;
       }
     }

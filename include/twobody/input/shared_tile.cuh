@@ -90,6 +90,21 @@ struct shared_column_source {
     }
   }
 
+  /// Sub-tiles (tile_order.cuh, tile_order_position): one per warp of a block without column
+  /// groups. for_each_in_sub_tile visits the columns of sub-tile k of a staged full tile,
+  /// visit(j, point j) for j = 32 k + l + BlockThreads i.
+  static constexpr bool sub_tile_columns = ColumnGroups == 1;
+  template <class Visit>
+  __device__ void for_each_in_sub_tile(int k, Visit&& visit) const
+  {
+#pragma unroll 1
+    for (int i = 0; i < PointsPerThread; ++i) {
+      stored const* part = storage.pts + 32 * k + BlockThreads * i;
+#pragma unroll 8
+      for (int l = 0; l < 32; ++l) { visit(32 * k + BlockThreads * i + l, part[l]); }
+    }
+  }
+
   template <class Visit>
   __device__ void for_each(size_type start, int count, Visit&& visit)
   {
