@@ -171,8 +171,14 @@ inline constexpr int tile_points_v = row_threads_v<Policy> * Policy::points_per_
 /// (0: the compiler's own register budget), or 0 for visitors that ask for it. Join visitors
 /// do: bounded to 1 block per SM, ptxas gives their record-building loop up to 120 registers
 /// instead of 64-80, and fewer resident warps made self joins 15-20% slower.
+/// A traversal may raise it for some visitors (min_blocks_with<Visitor>(), tile_traversal.cuh).
+template <class Traversal, class Visitor, class = void>
+inline constexpr int traversal_min_blocks_v = Traversal::min_blocks_per_sm;
 template <class Traversal, class Visitor>
-inline constexpr int engine_min_blocks_v = Visitor::compiler_register_budget ? 0 : Traversal::min_blocks_per_sm;
+inline constexpr int traversal_min_blocks_v<Traversal, Visitor, cuda::std::void_t<decltype(Traversal::template min_blocks_with<Visitor>())>> =
+  Traversal::template min_blocks_with<Visitor>();
+template <class Traversal, class Visitor>
+inline constexpr int engine_min_blocks_v = Visitor::compiler_register_budget ? 0 : traversal_min_blocks_v<Traversal, Visitor>;
 
 /// Dynamic shared memory a traversal takes before the visitor's (its dynamic_bytes, else 0):
 /// room past the 48 KiB of static shared memory (the tensor-core traversals' stages). Such a

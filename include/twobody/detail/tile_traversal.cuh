@@ -28,6 +28,13 @@ struct kernel_inputs {
   int sub_tiles = 1;
 };
 
+/// Whether a visitor's functor also has forms per sub-tile (tile_forms.cuh, has_sub_tile_forms).
+template <class Visitor, class = void>
+struct visitor_has_sub_tile_forms : cuda::std::false_type {};
+template <class Visitor>
+struct visitor_has_sub_tile_forms<Visitor, cuda::std::void_t<typename Visitor::functor_type>>
+  : cuda::std::bool_constant<has_sub_tile_forms_v<typename Visitor::functor_type>> {};
+
 /// Column sources that visit the columns of one sub-tile of a staged tile (for_each_in_sub_tile).
 template <class Source, class = void>
 struct has_sub_tile_columns : cuda::std::false_type {};
@@ -189,29 +196,83 @@ struct tile_traversal {
   {
   }
 
-  /// A full off-diagonal tile pair of ordered points with sub-tile boxes (tile_order.cuh): each
-  /// warp holds one sub-tile of the row tile and takes the cheapest form per column sub-tile
-  /// (forms of smaller boxes: more of the minimum image's pairs take the open-box or fixed form,
-  /// more are counted outside at once). The branch is warp-uniform, and the loops over a
-  /// sub-tile's columns have no barrier.
-  template <class Visitor, class Weight>
+  /// Whether Visitor's kernels take the sub-tile pools (visit_by_sub_tiles).
+  template <class Visitor>
+  static constexpr bool sub_tile_pools =
+    has_sub_tile_columns<source>::value && G == 1 && B / 32 > 1 && visitor_has_sub_tile_forms<Visitor>::value;
+
+  /// The pools' kernels of 256 threads and up to 4 points per thread keep two blocks per SM (128
+  /// registers): the pool's bookkeeping took the 1024-point tile's RDF kernel to 129.
+  template <class Visitor>
+  static constexpr int min_blocks_with()
+  {
+    return sub_tile_pools<Visitor> && block_threads == 256 && R <= 4 && min_blocks_per_sm < 2 ? 2 : min_blocks_per_sm;
+  }
+
+  /// The block's count of drawn sub-tile pool tickets.
+  __device__ static int& sub_tile_tickets()
+  {
+    __shared__ int tickets;
+    return tickets;
+  }
+
+  /// A full off-diagonal tile pair of ordered points with sub-tile boxes (tile_order.cuh): its
+  /// S x S sub-tile pairs (S = one sub-tile per warp) are a pool the block's warps draw from;
+  /// for each, a warp loads the row sub-tile's points into `own` (clobbered: the caller reloads
+  /// them) and takes the cheapest form for that sub-tile pair (forms of smaller boxes: more of
+  /// the minimum image's pairs take the open-box or fixed form, more are counted outside at
+  /// once). Forms differ in cost, so warps with fixed sub-tiles did unequal work and waited at
+  /// the next staging barrier (H100: barrier stalls 0.58 per issue); the pool balances them. The
+  /// branch is warp-uniform, and the loops over a sub-tile's columns have no barrier.
+  /// The pool's tickets (sub_tile_tickets(), zeroed by run before the first staging barrier):
+  /// each warp draws until its first empty ticket, so a pool hands out tickets 0 .. S^2 + S - 1,
+  /// and the warp that draws the last one zeroes the count for the next pool (every other warp
+  /// has drawn its last ticket of this pool; the next staging barrier orders the store).
+  template <class Visitor>
   __device__ __forceinline__ void visit_by_sub_tiles(Visitor& out, size_type row, size_type col, size_type row_start,
-                                                     size_type col_start, point<T, D> const (&own)[R], Weight&& weight,
+                                                     size_type col_start, point<T, D> (&own)[R], T (&own_w)[R],
                                                      unsigned long long cullable)
   {
-    constexpr int S = B / 32;  // sub-tiles per tile: one per warp
+    constexpr int S     = B / 32;  // sub-tiles per tile: one per warp
+    constexpr int items = S * S;
     if (out.counted_outside(in.boxes_a[row], in.boxes_b[col], cullable, threadIdx.x == 0)) { return; }
-    columns.stage(col_start, TS);
-    size_type const tiles_a = (in.a.size + TS - 1) / TS, tiles_b = (in.b.size + TS - 1) / TS;
-    int const warp          = static_cast<int>(threadIdx.x / 32);
-    bool const adder        = threadIdx.x % 32 == 0;
-    auto const& own_box     = in.boxes_a[tiles_a + row * S + warp];
-    constexpr unsigned long long sub_pairs = 32ull * R * 32ull * R;  // a warp's own points x a sub-tile
-    for (int k = 0; k < S; ++k) {
-      out.in_tile_pair(own_box, in.boxes_b[tiles_b + col * S + k], cullable != 0 ? sub_pairs : 0ull, adder, [&](auto& v) {
+    // The sub-tiles' boxes (after the tiles' boxes, tile_order.cuh), rows then columns, in shared
+    // memory: read per drawn ticket without holding pointers in registers.
+    __shared__ tile_box<T, D> sub_boxes[2 * S];
+    columns.stage_with(col_start, TS, [&] {
+      if (threadIdx.x < 2 * S) {
+        int const t = static_cast<int>(threadIdx.x);
+        sub_boxes[t] = t < S ? in.boxes_a[(in.a.size + TS - 1) / TS + row * S + t] : in.boxes_b[(in.b.size + TS - 1) / TS + col * S + t - S];
+      }
+    });
+    int const lane = static_cast<int>(threadIdx.x % 32);
+    constexpr unsigned long long sub_pairs = 32ull * R * 32ull * R;  // a row sub-tile x a column sub-tile
+    auto weight = [&](int r, stored const& s) {
+      if constexpr (W) {
+        return own_w[r] * s.weight();
+      } else {
+        return unweighted{};
+      }
+    };
+    for (;;) {
+      int ticket = 0;
+      if (lane == 0) {
+        ticket = atomicAdd(&sub_tile_tickets(), 1);
+        if (ticket == items + S - 1) { sub_tile_tickets() = 0; }
+      }
+      ticket = __shfl_sync(0xffffffffu, ticket, 0);
+      if (ticket >= items) { break; }
+      int const w = ticket / S, k = ticket % S;
+      int const base = 32 * w + lane;  // row sub-tile w: positions 32 w + lane + B r of the row tile
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        own[r] = in.a.load_readonly(row_start + base + r * B);
+        if constexpr (W) { own_w[r] = in.a.weight_readonly(row_start + base + r * B); }
+      }
+      out.in_tile_pair(sub_boxes[w], sub_boxes[S + k], cullable != 0 ? sub_pairs : 0ull, lane == 0, [&](auto& v) {
         columns.for_each_in_sub_tile(k, [&](int j, stored const& s) {
           v.template step<R>([&](int r, auto&& use) {
-            use(own[r], s.coords(), row_start + static_cast<int>(threadIdx.x) + r * B, col_start + j, weight(r, s), true);
+            use(own[r], s.coords(), row_start + base + r * B, col_start + j, weight(r, s), true);
           });
         });
       });
@@ -236,6 +297,10 @@ struct tile_traversal {
         return unweighted{};
       }
     };
+
+    if constexpr (sub_tile_pools<Visitor>) {
+      if (threadIdx.x == 0) { sub_tile_tickets() = 0; }  // before the first staging barrier
+    }
 
     // A static split's units are consecutive: locate the first, then step through the schedule
     // (this loop form also compiled to the fewest registers). Units drawn at run time are located.
@@ -266,10 +331,12 @@ struct tile_traversal {
           // Whole off-diagonal tile pairs of unweighted points may be counted at once.
           unsigned long long const cullable = (diagonal || W) ? 0ull : bound;
           bool by_sub_tiles = false;
-          if constexpr (has_sub_tile_columns<source>::value && G == 1 && B / 32 > 1 &&
-                        has_sub_tile_forms_v<typename Visitor::functor_type>) {
+          if constexpr (sub_tile_pools<Visitor>) {
             by_sub_tiles = in.sub_tiles == B / 32 && !diagonal && row_count == TS && col_count == TS;
-            if (by_sub_tiles) { visit_by_sub_tiles(out, row, col, row_start, col_start, own, weight, cullable); }
+            if (by_sub_tiles) {
+              visit_by_sub_tiles(out, row, col, row_start, col_start, own, own_w, cullable);
+              load_own_points<B, R, G>(in.a, row_start, row_count, own, own_w);  // the pool clobbered them
+            }
           }
           if (!by_sub_tiles) { out.in_tile_pair(in.boxes_a[row], in.boxes_b[col], cullable, threadIdx.x == 0, visit); }
         } else {

@@ -42,7 +42,15 @@ struct shared_column_source {
   /// Copies points [start, start + count) into shared memory (block-wide; contains barriers).
   __device__ void stage(size_type start, int count)
   {
+    stage_with(start, count, [] {});
+  }
+  /// stage, and between() where no thread reads the last tile any more and every thread will
+  /// read what it writes (between the two barriers).
+  template <class Between>
+  __device__ void stage_with(size_type start, int count, Between&& between)
+  {
     __syncthreads();  // the previous tile may still be read by slower warps
+    between();
     constexpr int V = (sizeof(T) == 4 && PointsPerThread % 4 == 0) ? 4 : ((PointsPerThread % 2 == 0) ? 2 : 1);
     if (V > 1 && vector_loads && count == tile) {
       // Thread t loads V consecutive values of each coordinate with one vector load.
