@@ -184,12 +184,7 @@ struct statistic_visitor {
   {
     auto const form = tile_form_of(f, a, b);
     using form_t    = decltype(form);
-    if constexpr (has_bulk_outside<Agent>::value) {
-      if (cullable != 0 && out.all_outside(form.lower)) {
-        if (adder) { out.add_outside(cullable); }
-        return;
-      }
-    }
+    if (counted_outside(form.lower, cullable, adder)) { return; }
     if constexpr (has_inside_slots<Agent>::value) {
       if (form.bounded && out.all_inside(form.upper)) {
         if constexpr (!form_t::images_v) {
@@ -216,18 +211,23 @@ struct statistic_visitor {
     }
   }
 
-  /// Whether the pairs of boxes a and b all land in the outside slot (then `adder` adds the
-  /// `cullable` of them there; 0: not allowed).
-  template <class Box>
-  __device__ __forceinline__ bool counted_outside(Box const& a, Box const& b, unsigned long long cullable, bool adder)
+  /// Whether pairs whose values are all >= `lower` land in the outside slot (then `adder` adds
+  /// the `cullable` of them there; 0: not allowed), and the same for the pairs of boxes a and b.
+  template <class V>
+  __device__ __forceinline__ bool counted_outside(V lower, unsigned long long cullable, bool adder)
   {
     if constexpr (has_bulk_outside<Agent>::value) {
-      if (cullable != 0 && out.all_outside(tile_form_of(f, a, b).lower)) {
+      if (cullable != 0 && out.all_outside(lower)) {
         if (adder) { out.add_outside(cullable); }
         return true;
       }
     }
     return false;
+  }
+  template <class Box>
+  __device__ __forceinline__ bool counted_outside(Box const& a, Box const& b, unsigned long long cullable, bool adder)
+  {
+    return counted_outside(tile_form_of(f, a, b).lower, cullable, adder);
   }
 
   template <class P, class W>
