@@ -201,3 +201,35 @@ TEST(Functors, DistanceBinsInsideSlots)
     }
   }
 }
+
+// distance_bins' slot bounds (tile_forms.cuh): every value in [lower, upper] has its slot in
+// [lo, hi]; an unbounded range or one past values_inside_to reaches the outside slot, and one
+// past values_outside_from is only the outside slot.
+TEST(Functors, DistanceBinsSlotBounds)
+{
+  using namespace twobody;
+  for (auto const& bins : {distance_bins<float>(5.f, 50), distance_bins<float>(173.3f, 65536), distance_bins<float>(1.f, 1 << 22)}) {
+    int const n = bins.size();
+    float const r2 = bins.r_max * bins.r_max;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(0.f, 1.2f * r2);
+    for (int k = 0; k < 20000; ++k) {
+      float lower = u(rng), upper = u(rng);
+      if (lower > upper) { std::swap(lower, upper); }
+      detail::slot_bounds const b = detail::slot_bounds_of(bins, lower, upper, true);
+      ASSERT_LE(b.lo, b.hi);
+      for (float s : {lower, upper, 0.5f * (lower + upper)}) {
+        ASSERT_LE(b.lo, bins(s)) << s;
+        ASSERT_GE(b.hi, bins(s)) << s;
+      }
+      EXPECT_EQ(detail::slot_bounds_of(bins, lower, upper, false).hi, n);
+      if (upper <= detail::values_inside_to(bins)) {
+        ASSERT_LT(b.hi, n);
+        ASSERT_LE(b.hi - b.lo, bins(upper) - bins(lower) + 4 + n / 65536);  // a slot and 2^-18 of margin each way
+      }
+    }
+    detail::slot_bounds const past = detail::slot_bounds_of(bins, detail::values_outside_from(bins), 2 * r2, true);
+    EXPECT_EQ(past.lo, n);
+    EXPECT_EQ(past.hi, n);
+  }
+}

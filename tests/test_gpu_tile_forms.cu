@@ -24,16 +24,30 @@ std::vector<C> to_host(thrust::device_vector<T> const& v)
   return std::vector<C>(h.begin(), h.end());
 }
 
+/// Passes over windows of the slots (one copy): `passes` windows of `window` slots each.
+struct windows_layout {
+  int passes = 1;
+  double window_share = 1.0;  ///< window / slots
+};
+
 /// The privatized histogram of Input with tile forms, on `pairs` as given (no boxes: the general
-/// form everywhere) or ordered into Input's tiles with their boxes. Weighted points sum in C.
+/// form everywhere) or ordered into Input's tiles with their boxes; 32 copies in one pass, or
+/// `windows`. Weighted points sum in C.
 template <class Input, class C = Count, class Points, class F, class Bins>
-std::vector<C> run_histogram(pair_set<Points> const& pairs, F const& f, Bins const& bins, bool ordered)
+std::vector<C> run_histogram(pair_set<Points> const& pairs, F const& f, Bins const& bins, bool ordered,
+                             windows_layout windows = {})
 {
   using kernel = detail::privatized_kernel<Input, Points, detail::tile_formed<F>, Bins, C, detail::window_mode::none>;
   int const slots = bins.size() + 1;
   auto counts     = tbt::poisoned<C>(slots);
-  detail::privatized_plan const layout =
-    detail::plan_privatized(slots, 32, Points::weighted ? sizeof(C) : sizeof(unsigned), kernel::dynamic_smem_limit());
+  std::size_t const counter_bytes = Points::weighted ? sizeof(C) : sizeof(unsigned);
+  detail::privatized_plan layout  = detail::plan_privatized(slots, 32, counter_bytes, kernel::dynamic_smem_limit());
+  if (windows.passes > 1) {
+    layout.copies = 1;
+    layout.passes = windows.passes;
+    layout.window = std::max((slots + windows.passes - 1) / windows.passes, static_cast<int>(windows.window_share * slots));
+    layout.smem   = (static_cast<std::size_t>(layout.window) + detail::window_spare_counters) * counter_bytes;
+  }
   if (ordered) {
     // One sub-tile per warp (shared_tile without column groups), as the one-call form orders.
     int const sub_tiles = detail::has_sub_tile_forms_v<F> ? Input::block_threads / 32 : 1;
@@ -193,6 +207,42 @@ void check_against_cpu()
   }
 }
 
+// Passes over spread windows of the bins visit on ordered points only the tile pairs whose slots
+// they count (a tile pair whose slots lie in one window whole in the first such window, any other
+// in every pass for the pass's own share of the slots): the SDH (clamp-free slots where a tile
+// pair lies whole in a window) and the minimum image, unweighted and weighted, self, cross and
+// ordered, in 2 overlapping windows, 3 that only tile the slots and 5 overlapping ones; ordered
+// and unordered points, against the CPU backend (integer coordinates, edges away from every
+// distance, as above).
+TEST(GpuTileForms, PassesVisitOnlyTheTilePairsTheyCount)
+{
+  TBT_REQUIRE_GPU();
+  using Input = input::shared_tile<64, 2>;
+  tbt::host_points<float, 3> ha(9000, 27), hb(5000, 28);
+  tbt::device_points<float, 3> a(ha), b(hb);
+  auto const periodic = make_periodic_squared_euclidean(64.f, 64.f, 64.f);
+  distance_bins<float> const whole_cube(110.5f, 83), short_range(13.1f, 41);
+  for (windows_layout const w : {windows_layout{2, 0.7}, windows_layout{3, 0.0}, windows_layout{5, 0.4}}) {
+    for (pair_mode m : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+      auto const pairs   = tbt::make_pairs(m, a.view(), b.view());
+      auto const weighed = tbt::make_pairs(m, a.weighted_view(), b.weighted_view());
+      std::string const what = tbt::mode_name(m) + std::string(" in ") + std::to_string(w.passes) + " passes";
+      for (distance_bins<float> const& bins : {whole_cube, short_range}) {
+        std::vector<Count> want(bins.size() + 1);
+        cpu::histogram(tbt::make_pairs(m, ha.view(), hb.view()), squared_euclidean{}, bins, want.data());
+        EXPECT_EQ(run_histogram<Input>(pairs, squared_euclidean{}, bins, true, w), want) << "sdh " << what << " " << bins.r_max;
+        EXPECT_EQ(run_histogram<Input>(pairs, squared_euclidean{}, bins, false, w), want) << "unordered sdh " << what;
+        std::vector<double> want_w(bins.size() + 1);
+        cpu::histogram(tbt::make_pairs(m, ha.weighted_view(), hb.weighted_view()), squared_euclidean{}, bins, want_w.data());
+        EXPECT_EQ((run_histogram<Input, double>(weighed, squared_euclidean{}, bins, true, w)), want_w) << "weighted sdh " << what;
+      }
+      std::vector<Count> want(short_range.size() + 1);
+      cpu::histogram(tbt::make_pairs(m, ha.view(), hb.view()), periodic, short_range, want.data());
+      EXPECT_EQ(run_histogram<Input>(pairs, periodic, short_range, true, w), want) << "rdf " << what;
+    }
+  }
+}
+
 TEST(GpuTileForms, MatchTheCpuBackend)
 {
   TBT_REQUIRE_GPU();
@@ -217,6 +267,7 @@ void expect_forms_equal_the_general_kernel(F const& f, float L, std::initializer
       auto const got   = run_histogram<Input>(pairs, f, bins, true);
       auto const want  = run_histogram<Input>(pairs, f, bins, false);
       EXPECT_EQ(got, want) << tbt::mode_name(m) << " " << bins.r_max;
+      EXPECT_EQ(run_histogram<Input>(pairs, f, bins, true, windows_layout{3, 0.5}), want) << "3 passes " << tbt::mode_name(m);
       for (std::size_t k = 0, shown = 0; k < got.size() && shown < 8; ++k) {
         if (got[k] != want[k]) { ADD_FAILURE() << "slot " << k << ": " << got[k] << " != " << want[k], ++shown; }
       }
@@ -258,6 +309,52 @@ TEST(GpuTileForms, OneCallOrdersLargeSets)
   auto const host = histogram(exec::gpu, pairs, f, bins);
   EXPECT_EQ(host.counts, std::vector<Count>(got.begin(), got.end() - 1));
   EXPECT_EQ(host.outside, got.back());
+}
+
+// Past shared memory the one-call histogram may plan passes over spread windows of ordered
+// points (model::choose_ordered_passes): that plan, and the one-call form's own, give the counts
+// of the explicit unordered form (one copy in windows), bit for bit: float data with faces, NaN
+// and repeated points; the SDH over the whole box and a fine RDF to L/2, self and cross.
+TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
+{
+  TBT_REQUIRE_GPU();
+  std::int64_t const n = tbt::quick() ? 140000 : 200000;
+  float const L        = 50.f;
+  awkward_cloud const ca(n, L, 43), cb(n - 1000, L, 44);
+  auto check = [&](auto const& f, distance_bins<float> const& bins, pair_mode m) {
+    using F           = std::decay_t<decltype(f)>;
+    auto const pairs  = tbt::make_pairs(m, ca.view(), cb.view());
+    int const slots   = bins.size() + 1;
+    auto want         = tbt::poisoned<Count>(slots);
+    histogram<input::shared_tile<256, 4>>(pairs, f, bins, thrust::raw_pointer_cast(want.data()), output::warp_privatized{1});
+    auto const expect = to_host(want);
+    Count total = 0;
+    for (Count c : expect) { total += c; }
+    ASSERT_EQ(total, static_cast<Count>(pairs.count()));
+    // The ordered passes' plan of each candidate input.
+    using kernels = detail::histogram_kernels<points<float, 3>, detail::tile_formed<F>, distance_bins<float>, Count>;
+    problem const p = detail::histogram_problem<unsigned, F>(pairs, slots);
+    int planned     = 0;
+    for (input_candidate const& c : detail::candidates_of<kernels::template passes>(detail::histogram_inputs<points<float, 3>>{})) {
+      if (c.input != input_kind::shared_tile || c.column_groups != 1 || c.tile_points() < 1024) { continue; }
+      auto const sample = detail::sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), 0);
+      policy_plan const plan =
+        model::choose_ordered_passes(p, device_info::get(), c, [&](detail::pass_windows const& w) { return detail::visits_of(sample, w); });
+      ASSERT_GT(plan.passes, 1) << c.name();
+      auto counts = tbt::poisoned<Count>(slots);
+      detail::run_planned_histogram(pairs, f, bins, thrust::raw_pointer_cast(counts.data()), plan, 0);
+      EXPECT_EQ(to_host(counts), expect) << c.name() << " " << plan.to_string() << " " << tbt::mode_name(m);
+      ++planned;
+    }
+    EXPECT_GE(planned, 1);
+    auto counts = tbt::poisoned<Count>(slots);
+    histogram(pairs, f, bins, thrust::raw_pointer_cast(counts.data()));
+    EXPECT_EQ(to_host(counts), expect) << "one call: " << plan_histogram(pairs, f, bins).to_string();
+  };
+  for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
+    check(squared_euclidean{}, distance_bins<float>(L * 1.7321f, 131072), m);
+    check(make_periodic_squared_euclidean(L, L, L), distance_bins<float>(L / 2, 100000), m);
+  }
 }
 
 // The SDH (squared_euclidean + distance_bins) on ordered tiles takes each slot without the

@@ -234,3 +234,54 @@ TEST(PrivatizedPlan, FitsCopiesThenWindows)
   EXPECT_THROW(plan_privatized(10, 0, 4, 1024), twobody::error);
   EXPECT_THROW(plan_privatized(10, 33, 4, 1024), twobody::error);
 }
+
+// The windows of passes (histogram_plan.cuh): spread from slot 0 to the last slot, the own
+// ranges a partition of the slots, each inside its window, and `holding` the first window that
+// holds a range of slots.
+TEST(PrivatizedPlan, PassWindowsSpreadOverTheSlots)
+{
+  using twobody::detail::pass_windows;
+  for (auto const& w : {pass_windows{65537, 58000, 2}, pass_windows{1048577, 58000, 19}, pass_windows{1048577, 58000, 40},
+                        pass_windows{84, 28, 3}, pass_windows{84, 34, 5}, pass_windows{10, 10, 1}}) {
+    EXPECT_EQ(w.begin(0), 0);
+    EXPECT_EQ(w.begin(w.passes - 1) + w.window, w.slots);
+    EXPECT_EQ(w.own_begin(0), 0);
+    EXPECT_EQ(w.own_end(w.passes - 1), w.slots);
+    for (int k = 0; k < w.passes; ++k) {
+      EXPECT_LE(w.begin(k), w.own_begin(k)) << k;
+      EXPECT_LE(w.own_end(k), w.begin(k) + w.window) << k;
+      EXPECT_LT(w.own_begin(k), w.own_end(k)) << k;
+      if (k > 0) { EXPECT_GT(w.begin(k), w.begin(k - 1)); }
+    }
+    for (int lo = 0; lo < w.slots; lo += 1 + w.slots / 97) {
+      for (int hi = lo; hi < w.slots; hi += 1 + w.slots / 89) {
+        int const k = w.holding(lo, hi);
+        int first   = -1;
+        for (int j = 0; j < w.passes && first < 0; ++j) {
+          if (w.begin(j) <= lo && hi < w.begin(j) + w.window) { first = j; }
+        }
+        ASSERT_EQ(k, first) << lo << ".." << hi;
+        ASSERT_LE(w.own_begin(w.owner(lo)), lo);
+        ASSERT_GT(w.own_end(w.owner(lo)), lo);
+      }
+    }
+  }
+  pass_windows const two{65537, 58000, 2};
+  EXPECT_EQ(two.holding(7000, 57000), 0);
+  EXPECT_EQ(two.holding(7600, 65536), 1);
+  EXPECT_EQ(two.holding(7000, 65536), -1);  // spans more than a window: each pass counts its own share
+}
+
+// What passes over spread windows visit (histogram_plan.cuh, visits_of): tile pairs whose slots
+// fit one window once, others once per pass whose own range they meet; shares of the pairs.
+TEST(PrivatizedPlan, PassVisitsCountWholeAndPartialTilePairs)
+{
+  using namespace twobody::detail;
+  pass_windows const w{100, 40, 4};  // windows at 0, 20, 40, 60; own ranges 0-24, 25-49, 50-74, 75-99
+  std::vector<tile_pair_slots> const t{{0, 39, 2.0}, {45, 70, 1.0}, {10, 80, 1.0}};
+  pass_visits const v = visits_of(t, w);
+  EXPECT_DOUBLE_EQ(v.whole, 3.0 / 4.0);    // the first two fit windows 0 and 40
+  EXPECT_DOUBLE_EQ(v.partial, 4.0 / 4.0);  // the third meets all four own ranges
+  EXPECT_DOUBLE_EQ(visits_of(t, pass_windows{100, 100, 1}).whole, 1.0);
+  EXPECT_DOUBLE_EQ(visits_of({}, w).whole, 0.0);
+}

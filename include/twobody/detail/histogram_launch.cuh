@@ -102,10 +102,11 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   using windowed = privatized_kernel<Input, Points, F, Binning, Count, window_mode::passes>;
   auto const lp  = windowed::plan(dev, layout.smem);
+  // The windows spread over the slots (detail::pass_windows): with tile boxes a pass visits only
+  // the tile pairs it counts.
+  pass_windows const windows{slots, layout.window, layout.passes};
   for (int pass = 0; pass < layout.passes; ++pass) {
-    int const begin = pass * layout.window;
-    int const size  = slots - begin < layout.window ? slots - begin : layout.window;
-    typename windowed::params p{bins, d_counts, layout.copies, begin, size, limit};
+    typename windowed::params p{bins, d_counts, layout.copies, windows.begin(pass), layout.window, limit, false, nullptr, windows, pass};
     windowed::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
   }
   return false;
@@ -189,6 +190,8 @@ struct histogram_kernels {
   using global = global_kernel<Input, Points, F, Binning, Count>;
   template <class Input>
   using single = privatized_kernel<Input, Points, F, Binning, Count, window_mode::none>;
+  template <class Input>
+  using passes = privatized_kernel<Input, Points, F, Binning, Count, window_mode::passes>;
   template <class Input>
   using spill = privatized_kernel<Input, Points, F, Binning, Count, window_mode::spill>;
   template <class Input>

@@ -284,7 +284,11 @@ struct pair_kernel {
   using params    = typename Agent::params;
   using traversal = cuda::std::conditional_t<Input::tiled, tile_traversal<Input, Points>, naive_traversal<Input, Points>>;
   using visitor   = statistic_visitor<Agent, F>;
-  using kernel_t  = void (*)(typename traversal::params, typename visitor::params, static_units::params);
+  /// Equal contiguous ranges of the tile pairs; but a pass over a window of the bins visits a
+  /// subset of them that clusters in the flat order (tile pairs at similar distances), so such
+  /// passes take every gridDim.x-th tile pair instead.
+  using source   = cuda::std::conditional_t<Input::tiled && has_window_units<Agent>::value, strided_units, static_units>;
+  using kernel_t = void (*)(typename traversal::params, typename visitor::params, static_units::params);
 
   /// Run-time compiled functors (runtime_functor.cuh) take their kernels from the program in
   /// scope; nothing here then instantiates the kernel template ahead of time.
@@ -292,7 +296,7 @@ struct pair_kernel {
 
   static runtime_kernel_request request()
   {
-    return runtime_request<F>(engine_kernel_name<traversal, visitor, static_units>());
+    return runtime_request<F>(engine_kernel_name<traversal, visitor, source>());
   }
 
   /// Makes a run-time program compile this kernel with the next one it compiles (no-op otherwise).
@@ -301,14 +305,14 @@ struct pair_kernel {
     if constexpr (runtime) { require_runtime_source().announce(request()); }
   }
 
-  static kernel_t get() { return engine_kernel<traversal, visitor, static_units>(); }
+  static kernel_t get() { return engine_kernel<traversal, visitor, source>(); }
 
   static kernel_attributes attrs()
   {
     if constexpr (runtime) {
       return runtime_attributes(reinterpret_cast<void const*>(get()));
     } else {
-      return attributes_of<pair_engine_kernel<traversal, visitor, static_units>>();
+      return attributes_of<pair_engine_kernel<traversal, visitor, source>>();
     }
   }
 

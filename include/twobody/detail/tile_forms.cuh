@@ -150,6 +150,15 @@ struct has_sub_tile_forms<tile_formed<F>> : has_sub_tile_forms<F> {};
 template <class F>
 inline constexpr bool has_sub_tile_forms_v = has_sub_tile_forms<F>::value;
 
+/// What a pair of a tile pair whole in a window of passes over the bins (output/
+/// privatized_histogram.cuh, enter_tile_pair) costs with F, relative to squared_euclidean's
+/// there (model::choose_ordered_passes). The minimum image takes its sub-tile forms with the
+/// window's test on most of them, in kernels of one block per SM: 1.95 (2^20-point RDF to half
+/// the box, 65536 and 262144 bins, bench_bins on the H100, 2026-11-27,
+/// benchmarks/results/ordered-passes-h100-2026-11-27/). F = void: 1.
+template <class F>
+inline constexpr double whole_window_cost_v = has_sub_tile_forms_v<F> ? 1.95 : 1.0;
+
 /// The form of periodic_squared_euclidean for pairs (a, b) or (b, a) with a in box `a` and b in
 /// box `b`.
 template <class T, int D>
@@ -249,6 +258,40 @@ template <class T>
 __host__ __device__ constexpr unsigned inside_slot_bias(distance_bins<T> const&)
 {
   return floor_bin_bias<T>();
+}
+
+/// Bin maps that bound the slots of values in [lower, upper] (upper only where `bounded`):
+/// slot_bounds_of gives lo <= every such value's slot <= hi, with a margin of a slot and 2^-18
+/// (relative) each way past the exact bounds, 16 times the approximate square root's few ulps
+/// (2^-22) and the roundings of inv_width and the product. Values past values_inside_to (or unbounded) may reach the outside slot: hi = size().
+/// Passes over windows of the bins (output/privatized_histogram.cuh) visit a tile pair only in
+/// the passes that count one of these slots.
+template <class Binning>
+struct has_slot_bounds : cuda::std::false_type {};
+template <class T>
+struct has_slot_bounds<distance_bins<T>> : cuda::std::true_type {};
+
+struct slot_bounds {
+  int lo;
+  int hi;
+};
+template <class T>
+__host__ __device__ inline slot_bounds slot_bounds_of(distance_bins<T> const& bins, T lower, T upper, bool bounded)
+{
+  using cuda::std::sqrt;
+  int const n = bins.size();
+  slot_bounds b{0, n};
+  if (lower >= values_outside_from(bins)) {
+    b.lo = n;
+  } else if (lower > T(0)) {  // (a NaN bound, never made by the boxes, would keep 0)
+    int const k = static_cast<int>(sqrt(lower) * bins.inv_width * (T(1) - T(1) / T(262144)));
+    b.lo        = k > n ? n : (k > 1 ? k - 1 : 0);
+  }
+  if (bounded && upper <= values_inside_to(bins)) {
+    int const k = static_cast<int>(sqrt(upper) * bins.inv_width * (T(1) + T(1) / T(262144))) + 1;
+    b.hi        = k < n - 1 ? k : n - 1;
+  }
+  return b;
 }
 
 /// Whether ordering into tiles can gain anything for F with bin map Binning: the minimum image's

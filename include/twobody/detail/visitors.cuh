@@ -84,6 +84,14 @@ struct has_inside_slots : cuda::std::false_type {};
 template <class Agent>
 struct has_inside_slots<Agent, cuda::std::void_t<decltype(Agent::inside_slots)>> : cuda::std::bool_constant<Agent::inside_slots> {};
 
+/// Histogram agents whose passes visit only some tile pairs declare `static constexpr bool
+/// window_units = true` and take enter_tile_pair(lower, upper, bounded) (whether this pass counts
+/// any pair whose value lies in [lower, upper]) before a tile pair's pairs.
+template <class Agent, class = void>
+struct has_window_units : cuda::std::false_type {};
+template <class Agent>
+struct has_window_units<Agent, cuda::std::void_t<decltype(Agent::window_units)>> : cuda::std::bool_constant<Agent::window_units> {};
+
 /// A visitor whose steps evaluate G, a form of its functor that holds for one tile pair, and
 /// with Inside, take each value's slot without the clamp (every value proven in range).
 template <class Visitor, class G, bool Inside = false>
@@ -109,6 +117,7 @@ struct statistic_visitor {
   };
   using temp_storage = typename Agent::temp_storage;
   using functor_type = F;
+  using agent_type   = Agent;
 
   Agent out;
   F f;
@@ -208,6 +217,20 @@ struct statistic_visitor {
       visit(v);
     } else {
       visit(*this);
+    }
+  }
+
+  /// Whether this launch visits the tile pair of boxes a and b at all (block-uniform; before its
+  /// pairs, and before in_tile_pair): passes over windows of the bins skip those whose values
+  /// they do not count.
+  template <class Box>
+  __device__ __forceinline__ bool takes_tile_pair(Box const& a, Box const& b)
+  {
+    if constexpr (has_window_units<Agent>::value) {
+      auto const form = tile_form_of(f, a, b);
+      return out.enter_tile_pair(form.lower, form.upper, form.bounded);
+    } else {
+      return true;
     }
   }
 

@@ -19,6 +19,7 @@
 /// to the global result (one global atomic each).
 #pragma once
 
+#include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
@@ -106,7 +107,7 @@ struct slot_updates {
   template <class V>
   __device__ bool all_inside(V upper)
   {
-    return upper <= values_inside_to(self().p.bins);
+    return upper <= values_inside_to(self().p.bins) && self().unit_in_window();
   }
   template <class V>
   __device__ void accumulate_inside_at(int r, V const& v, bool keep)
@@ -161,6 +162,9 @@ struct privatized_histogram_agent
   static constexpr int max_step    = 16;  ///< the most pairs per thread in a step (shared_tile's points per thread)
   static constexpr bool bulk_outside = has_outside_threshold<Binning>::value;  ///< see slot_updates::all_outside
   static constexpr bool inside_slots = has_inside_threshold<Binning>::value;   ///< see slot_updates::all_inside
+  /// Passes over spread windows (detail::pass_windows) visit a tile pair only where they count
+  /// its slots: enter_tile_pair.
+  static constexpr bool window_units = Mode == window_mode::passes && has_slot_bounds<Binning>::value;
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
@@ -171,6 +175,11 @@ struct privatized_histogram_agent
     bool zero_counts = false;        ///< zero the window of `counts` first (needs a cooperative launch)
     Count* mirror    = nullptr;      ///< if set, the window's result is copied here at the end (mapped host
                                      ///< memory; needs a cooperative launch)
+    /// Passes mode: the windows of all passes (then window_begin, window_size are windows.begin(pass),
+    /// windows.window) and this pass; each pair is counted in one pass. windows.passes == 1: the
+    /// window is this pass's whole share of the slots.
+    pass_windows windows{};
+    int pass = 0;
   };
   struct temp_storage {};
 
@@ -179,6 +188,13 @@ struct privatized_histogram_agent
   int stride_bytes;  ///< bytes between the counters of one copy
   int mine_bytes;    ///< byte offset of this lane's copy
   int spare_bytes;   ///< windowed modes: byte offset of this lane's spare counter
+  // Windowed modes: the slots counted for the current pairs (the window, or in passes mode with
+  // spread windows the pass's own share of the slots) and the byte offset of the first one's
+  // counter (this lane's copy).
+  int count_begin;
+  int count_size;
+  int count_bytes;
+  bool unit_whole = false;  ///< passes mode: enter_tile_pair proved every slot of the current pairs counted
   unsigned long long pending = 0;
   // Spill mode: the step's updates that go to global memory (thread slot r: bit r, slot, value).
   unsigned spill_mask = 0;
@@ -192,6 +208,9 @@ struct privatized_histogram_agent
       mine_bytes((threadIdx.x & 31) % p_.copies * int(sizeof(Counter))),
       spare_bytes(p_.window_size * stride_bytes + int(threadIdx.x & 31) * int(sizeof(Counter)))
   {
+    count_window(p.windows.passes > 1 ? p.windows.own_begin(p.pass) : p.window_begin,
+                 p.windows.passes > 1 ? p.windows.own_end(p.pass) : p.window_begin + p.window_size);
+
     int const words = p.window_size * p.copies + spare_words;
     for (int i = threadIdx.x; i < words; i += BlockThreads) { h[i] = Counter{}; }
     if (p.zero_counts) {
@@ -234,6 +253,12 @@ struct privatized_histogram_agent
       unsigned const stride = static_cast<unsigned>(stride_bytes);
       unsigned const offset = static_cast<unsigned>(mine_bytes) - bias * stride;
       atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (biased * stride + offset)), c);
+    } else if constexpr (Mode == window_mode::passes) {
+      // A tile pair whole in this pass's window (all_inside): slot - count_begin is in the window,
+      // the address one IMAD as in one pass.
+      unsigned const stride = static_cast<unsigned>(stride_bytes);
+      unsigned const offset = static_cast<unsigned>(count_bytes) - (bias + static_cast<unsigned>(count_begin)) * stride;
+      atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (biased * stride + offset)), c);
     } else {
       add_at(r, static_cast<int>(biased - bias), c);
     }
@@ -273,12 +298,46 @@ struct privatized_histogram_agent
   /// the outside slot) keeps it, else zero to the lane's spare counter. Whether it was kept.
   __device__ __forceinline__ bool window_add(int slot, Counter c)
   {
-    int const local   = slot - p.window_begin;
-    bool const inside = static_cast<unsigned>(local) < static_cast<unsigned>(p.window_size);
-    bool const kept   = inside || (Mode == window_mode::spill && slot == p.bins.size());
-    atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) + (inside ? local * stride_bytes + mine_bytes : spare_bytes)),
+    // (Spill mode counts its one window: from the parameters, which take no registers.)
+    constexpr bool spill = Mode == window_mode::spill;
+    int const local      = slot - (spill ? p.window_begin : count_begin);
+    bool const inside    = static_cast<unsigned>(local) < static_cast<unsigned>(spill ? p.window_size : count_size);
+    bool const kept      = inside || (spill && slot == p.bins.size());
+    atomicAdd(reinterpret_cast<Counter*>(reinterpret_cast<char*>(h) +
+                                         (inside ? local * stride_bytes + (spill ? mine_bytes : count_bytes) : spare_bytes)),
               kept ? c : Counter{});
     return kept;
+  }
+
+  /// Counts slots begin .. end - 1 (inside the window) from now on.
+  __device__ __forceinline__ void count_window(int begin, int end)
+  {
+    count_begin = begin;
+    count_size  = end - begin;
+    count_bytes = (begin - p.window_begin) * stride_bytes + mine_bytes;
+  }
+
+  /// Whether the current pairs' slots all lie in the counted range (slot_updates::all_inside).
+  __device__ __forceinline__ bool unit_in_window() const { return Mode != window_mode::passes || unit_whole; }
+
+  /// Passes over spread windows (window_units): called with bounds of the values of the pairs of a
+  /// tile pair before they are visited (the same in every pass): whether this pass counts any of
+  /// them. A tile pair whose slots all lie in one window is counted whole in the first such
+  /// window's pass only; any other in every pass, each counting its own share of the slots.
+  template <class V>
+  __device__ __forceinline__ bool enter_tile_pair(V lower, V upper, bool bounded)
+  {
+    if (p.windows.passes <= 1) { return true; }
+    slot_bounds const b = slot_bounds_of(p.bins, lower, upper, bounded);
+    int const whole_in  = p.windows.holding(b.lo, b.hi);
+    unit_whole          = whole_in >= 0;
+    if (unit_whole) {
+      count_window(p.window_begin, p.window_begin + p.window_size);
+      return whole_in == p.pass;
+    }
+    int const own_begin = p.windows.own_begin(p.pass), own_end = p.windows.own_end(p.pass);
+    count_window(own_begin, own_end);
+    return b.hi >= own_begin && b.lo < own_end;
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
