@@ -26,6 +26,7 @@
 #include "bench_common.cuh"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -84,12 +85,14 @@ struct rdf_ieee_problem {
 };
 std::vector<int> const functor_sweep{4096, 65536, 262144};
 
-enum class path { one_call, no_clusters, global_atomics, cluster, passes, spill };
+enum class path { one_call, no_clusters, global_atomics, cluster, passes, spill, ordered_passes };
 
 /// One timed call per iteration; `reps` iterations after a warm-up, reported as one median.
-/// `cluster` is the cluster size for path::cluster and the number of passes for path::passes.
+/// `cluster` is the cluster size for path::cluster, the number of passes for path::passes, and for
+/// path::ordered_passes the number of passes (0: the fewest) over windows of the most slots that fit
+/// with `copies` copies (0: 1) and `blocks` blocks per SM.
 template <class Problem, class Input = sh4>
-void bench_bins(benchmark::State& state, Problem prob, path which, int cluster = 0, int copies = 0)
+void bench_bins(benchmark::State& state, Problem prob, path which, int cluster = 0, int copies = 0, int blocks = 1)
 {
   guarded(state, [&] {
     auto const data = rotated<float>(n_points);
@@ -122,6 +125,38 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
       spilled_share = w.spilled_share;
       spilled_slots = w.spilled_slots;
     }
+    using F            = std::decay_t<decltype(prob.f)>;
+    using Bins         = std::decay_t<decltype(prob.bins)>;
+    constexpr bool has_forms = twobody::detail::forms_gain_v<F, Bins>;
+    double ordered_predicted = 0.0;
+    twobody::detail::pass_visits visits{};
+    if (which == path::ordered_passes) {
+      using kernel = twobody::detail::privatized_kernel<Input, twobody::points<float, 3>, twobody::detail::tile_formed<F>, Bins,
+                                                        unsigned long long, twobody::detail::window_mode::passes>;
+      if constexpr (has_forms) {
+        // The layout and predicted time of model::choose_ordered_passes for these passes.
+        twobody::problem const p = twobody::detail::histogram_problem<unsigned, F>(pairs0, static_cast<int>(slots));
+        twobody::input_candidate const c = twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::warp_privatized);
+        windows        = twobody::model::ordered_passes_layout(p, twobody::device_info::get(), c, std::max(1, copies), blocks);
+        windows.passes = std::max(windows.passes, cluster);
+        auto const sample = twobody::detail::sample_tile_pair_slots(pairs0, prob.f, prob.bins, static_cast<int>(c.tile_points()), 0);
+        visits            = twobody::detail::visits_of(sample, twobody::detail::pass_windows{static_cast<int>(slots), windows.window, windows.passes});
+        ordered_predicted = twobody::model::ordered_passes_seconds(p, twobody::device_info::get(), c, windows, visits);
+      }
+      if (!has_forms || windows.passes <= 1) { state.SkipWithError("no tile forms, or the bins fit in shared memory"); return; }
+    }
+    // Points ordered into the input's tiles (tile_order.cuh) and the passes over spread windows,
+    // which visit only the tile pairs whose slots they count; the order is part of the call.
+    auto ordered_passes = [&](twobody::pair_set<twobody::points<float, 3>> const& pairs, cudaStream_t s) {
+      if constexpr (has_forms) {
+        int const sub_tiles = twobody::detail::column_groups_v<Input> == 1 && twobody::detail::has_sub_tile_forms_v<F>
+                                ? Input::block_threads / 32 : 1;
+        twobody::detail::tile_ordered_pairs<twobody::points<float, 3>> const o(pairs, twobody::detail::tile_points_v<Input>, sub_tiles, s);
+        twobody::detail::launch_privatized<Input>(o.pairs(), twobody::detail::tile_formed<F>(prob.f), prob.bins,
+                                                  counts.as<unsigned long long>(), windows, s, static_cast<unsigned long long*>(nullptr),
+                                                  o.boxes_a(), o.boxes_b(), o.sub_tiles());
+      }
+    };
     if (which == path::passes) {
       int const per = static_cast<int>((slots + cluster - 1) / cluster);
       windows       = twobody::detail::plan_privatized(static_cast<int>(slots), 1, 4, static_cast<std::size_t>(per) * 4);
@@ -136,6 +171,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
           twobody::detail::launch_spilling<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
                                                 prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
           break;
+        case path::ordered_passes: ordered_passes(pairs, s); break;
         case path::passes:
           twobody::detail::launch_privatized<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
                                                     prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
@@ -158,7 +194,9 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
       auto const pairs = twobody::self_pairs(data[0]);
       auto prefix      = pairs;
       prefix.a.size = prefix.b.size = std::min<long long>(pairs.a.size, 8192);
-      if (which == path::passes) {
+      if (which == path::ordered_passes) {
+        ordered_passes(prefix, t.stream);
+      } else if (which == path::passes) {
         twobody::detail::launch_privatized<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), windows, t.stream);
       } else if (which == path::spill) {
         twobody::detail::launch_spilling<Input>(prefix, prob.f, prob.bins, counts.as<unsigned long long>(), windows, t.stream);
@@ -193,9 +231,15 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     state.counters["timed_calls"] = static_cast<double>(times.size());
     set_counters(state, self_pair_count(n_points));
     state.counters["bins"] = static_cast<double>(prob.bins.size());
-    if (which == path::passes || which == path::spill) {
+    if (which == path::passes || which == path::spill || which == path::ordered_passes) {
       state.counters["passes"] = windows.passes;
-      state.counters["copies"] = 1;
+      state.counters["copies"] = windows.copies;
+      state.counters["window"] = windows.window;
+      if (which == path::ordered_passes) {
+        state.counters["predicted_s"] = ordered_predicted;
+        state.counters["whole"]       = visits.whole;
+        state.counters["partial"]     = visits.partial;
+      }
       if (which == path::spill) {
         state.counters["spilled_share"] = spilled_share;
         state.counters["spilled_slots"] = spilled_slots;
@@ -230,6 +274,18 @@ void register_problem(std::string const& prefix, int arg)
   if (prob.bins.size() >= 65536) {
     add(base + "/spill", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::spill); });
     add(base + "/spill_st8", [=](benchmark::State& s) { bench_bins<Problem, st8>(s, prob, path::spill); });
+    if constexpr (twobody::detail::forms_gain_v<std::decay_t<decltype(prob.f)>, std::decay_t<decltype(prob.bins)>>) {
+      // Ordered points, passes over spread windows (the fewest passes, and more for more overlap).
+      // P passes (0: the fewest), H copies, B blocks per SM.
+      for (std::array<int, 3> const& shape : {std::array{0, 1, 1}, std::array{5, 2, 1}, std::array{5, 1, 2}, std::array{6, 1, 2},
+                                              std::array{5, 1, 1}, std::array{12, 1, 1}, std::array{20, 1, 1}, std::array{32, 1, 1}}) {
+        int const passes = shape[0], h = shape[1], blocks = shape[2];
+        std::string const name = base + "/ordered_passes" + (passes > 0 ? ":P" + std::to_string(passes) : std::string()) +
+                                 (h > 1 ? ":H" + std::to_string(h) : std::string()) + (blocks > 1 ? ":B" + std::to_string(blocks) : std::string());
+        add(name + "/st4", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::ordered_passes, passes, h, blocks); });
+        add(name + "/st8", [=](benchmark::State& s) { bench_bins<Problem, st8>(s, prob, path::ordered_passes, passes, h, blocks); });
+      }
+    }
   }
   if (!explore) { return; }
   for (int passes : {2, 3, 4, 6, 8, 12, 16, 24, 32}) {

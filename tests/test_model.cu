@@ -731,3 +731,27 @@ TEST_F(no_policy_env, PairCostFollowsTheMeasuredSweeps)
     EXPECT_NEAR(choose_policy(p, h).predicted_seconds / r.measured_s, 1.0, 0.10) << "cost " << r.cost;
   }
 }
+
+// Passes over spread windows on ordered points (model::choose_ordered_passes): where tile pairs
+// fit one window whole only from 5 passes on, it takes at least 5; where every tile pair spans
+// everything (each visited by every pass), it costs about the passes' count times the whole
+// case's; the layout fits the SM's shared memory.
+TEST_F(no_policy_env, OrderedPassesTakeTheWindowsThatHoldTheTilePairs)
+{
+  device_info const h = device_info::h100_sxm();
+  problem const p     = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 131073);
+  input_candidate const c = spill_candidate(p, 4);
+  ASSERT_GT(c.points_per_thread, 0);
+  auto const whole_from_5 = [](twobody::detail::pass_windows const& w) {
+    return w.passes >= 5 ? twobody::detail::pass_visits{1.0, 0.0} : twobody::detail::pass_visits{0.0, double(w.passes)};
+  };
+  policy_plan const fit = twobody::model::choose_ordered_passes(p, h, c, whole_from_5);
+  EXPECT_GE(fit.passes, 5);
+  EXPECT_EQ(fit.output, output_kind::warp_privatized);
+  EXPECT_LE(fit.dynamic_smem * fit.occ.blocks_per_sm, h.smem_per_sm);
+  EXPECT_GE(static_cast<long long>(fit.window) * fit.passes, p.slots);
+  auto const never_whole = [](twobody::detail::pass_windows const& w) { return twobody::detail::pass_visits{0.0, double(w.passes)}; };
+  policy_plan const spread = twobody::model::choose_ordered_passes(p, h, c, never_whole);
+  EXPECT_GT(spread.predicted_seconds, 2.0 * fit.predicted_seconds);
+  EXPECT_EQ(spread.copies, 1);  // the fewest passes: the widest window
+}

@@ -2,6 +2,7 @@
 
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/memo.cuh>
+#include <twobody/detail/tile_forms.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy.cuh>
@@ -144,7 +145,8 @@ problem histogram_problem(pair_set<Points> const& pairs, int slots)
 {
   problem p = problem::histogram_of(pairs.mode, pairs.a.size, pairs.b.size, slots, static_cast<int>(sizeof(Counter)),
                                     static_cast<int>(sizeof(typename Points::value_type)), Points::dims);
-  p.pair_cost = relative_pair_cost<F>::value;
+  p.pair_cost         = relative_pair_cost<F>::value;
+  p.whole_window_cost = whole_window_cost_v<F>;
   return p;
 }
 

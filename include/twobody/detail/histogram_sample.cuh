@@ -1,11 +1,15 @@
 #pragma once
 
-/// A sample of the slots a histogram's pairs update: what a planner needs to place a window of
-/// the bins in shared memory where most pairs fall (histograms past shared memory, spill mode).
+/// Samples for the planner of histograms past shared memory: the slots a histogram's pairs
+/// update (to place a spilling pass's window where most pairs fall), and the slots of the tile
+/// pairs of points ordered into tiles (what passes over windows of the bins visit).
 
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/pinned_array.cuh>
+#include <twobody/detail/tile_forms.cuh>
+#include <twobody/detail/tile_order.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 
@@ -73,6 +77,41 @@ std::vector<unsigned long long> sample_slot_counts(pair_set<Points> const& pairs
     if (s >= 0) { ++counts[std::min<std::size_t>(static_cast<std::size_t>(s), counts.size() - 1)]; }
   }
   return counts;
+}
+
+/// The tile pairs of `pairs` ordered into tiles of `tile` points (tile_order.cuh), for the planner
+/// of passes over windows of the bins: bounds of each one's slots from the tiles' boxes
+/// (tile_forms.cuh), each weighted with its pairs. Past `most` tile pairs, every s-th row tile
+/// against every s-th column tile, weighted s^2 times (s times on the diagonal).
+/// One order, a copy of the boxes and a synchronous wait on `stream`.
+template <class Points, class F, class Binning>
+std::vector<tile_pair_slots> sample_tile_pair_slots(pair_set<Points> const& pairs, F const& f, Binning const& bins, int tile,
+                                                    cudaStream_t stream, long long most = 1 << 16)
+{
+  using box = tile_box<typename Points::value_type, Points::dims>;
+  tile_ordered_pairs<Points> const o(pairs, tile, 1, stream);
+  bool const cross    = pairs.mode == pair_mode::cross;
+  long long const n_a = pairs.a.size, n_b = cross ? pairs.b.size : n_a;
+  long long const rows = (n_a + tile - 1) / tile, cols = (n_b + tile - 1) / tile;
+  std::vector<box> ba(static_cast<std::size_t>(rows)), bb(static_cast<std::size_t>(cols));
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(ba.data(), o.boxes_a(), sizeof(box) * ba.size(), cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaMemcpyAsync(bb.data(), o.boxes_b(), sizeof(box) * bb.size(), cudaMemcpyDeviceToHost, stream));
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  long long step = 1;
+  while ((rows / step) * (cols / step) > most) { ++step; }
+  auto points_of = [&](long long t, long long n) { return static_cast<double>(std::min<long long>(tile, n - t * tile)); };
+  std::vector<tile_pair_slots> out;
+  for (long long i = 0; i < rows; i += step) {
+    for (long long j = cross ? 0 : (pairs.mode == pair_mode::self ? i : 0); j < cols; j += step) {
+      double const na = points_of(i, n_a), nb = points_of(j, n_b);
+      bool const diagonal = !cross && i == j;
+      double const p      = !diagonal ? na * nb : (pairs.mode == pair_mode::self ? na * (na - 1.0) / 2.0 : na * (na - 1.0));
+      auto const form     = tile_form_of(f, ba[static_cast<std::size_t>(i)], bb[static_cast<std::size_t>(j)]);
+      slot_bounds const b = slot_bounds_of(bins, form.lower, form.upper, form.bounded);
+      out.push_back({b.lo, b.hi, p * static_cast<double>(diagonal ? step : step * step)});
+    }
+  }
+  return out;
 }
 #endif  // __CUDACC__
 

@@ -63,7 +63,37 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   return best;
 }
 
-/// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF.
+/// For a histogram past shared memory of points the one-call form orders into tiles (SingleF a
+/// tile_formed functor and a bin map with slot bounds): passes over spread windows, which visit
+/// only the tile pairs whose slots they count (model::choose_ordered_passes), when the cost model
+/// predicts them faster than `plan`. Orders the data once per input's tile size (a sample of the
+/// tile pairs' slots; the run orders again) with a synchronous copy on `stream`.
+template <class Kernels, class Points, class F, class Binning>
+policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F const& f, Binning const& bins, problem const& p,
+                                           policy_plan const& plan, cudaStream_t stream)
+{
+  bool const past_shared = plan.spill || plan.output == output_kind::global_atomics || plan.passes > 1 ||
+                           (plan.output == output_kind::cluster_privatized);
+  bool const has_data = pairs.a.coords[0] != nullptr && pairs.b.coords[0] != nullptr;
+  if (!past_shared || !has_data || plan.forced || pairs.count() == 0 || active_runtime_source() != nullptr ||
+      stream_capturing(stream)) {
+    return plan;
+  }
+  device_info const& dev = device_info::get();
+  policy_plan best       = plan;
+  for (input_candidate const& c : candidates_of<Kernels::template passes>(histogram_inputs<Points>{})) {
+    // (Tiles of 1024 points and more: smaller ones give many more tile pairs to look at per pass.)
+    if (c.input != input_kind::shared_tile || c.column_groups != 1 || c.tile_points() < 1024) { continue; }
+    std::vector<tile_pair_slots> const sample =
+      sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), stream);
+    policy_plan const ordered =
+      model::choose_ordered_passes(p, dev, c, [&](pass_windows const& w) { return visits_of(sample, w); });
+    if (ordered.predicted_seconds < best.predicted_seconds) { best = ordered; }
+  }
+  return best;
+}
+
+/// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF./// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF.
 template <class Count, class SingleF, class Points, class F, class Binning>
 policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream)
 {
@@ -83,7 +113,12 @@ policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning
     add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
     return candidates;
   });
-  return detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
+  policy_plan const chosen = detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
+  if constexpr (has_tile_forms_v<SingleF> && has_slot_bounds<Binning>::value) {
+    return detail::with_ordered_passes_considered<single_kernels>(pairs, f, bins, p, chosen, stream);
+  } else {
+    return chosen;
+  }
 }
 
 }  // namespace detail

@@ -62,6 +62,9 @@ struct problem {
   /// calibration's functor): relative_pair_cost<F> (value_traits.cuh). It scales the time of the
   /// shared-memory passes, not that of global atomics, whose rate does not depend on it.
   double pair_cost = 1.0;
+  /// Histograms in passes over windows of ordered points: what a pair of a tile pair whole in a
+  /// window costs relative to the calibration's functor there (detail::whole_window_cost_v).
+  double whole_window_cost = 1.0;
 
   static problem histogram_of(pair_mode mode, long long n_a, long long n_b, int slots, int counter_bytes = 4,
                               int value_bytes = 4, int dims = 3)
@@ -307,6 +310,97 @@ inline policy_plan choose_cluster_layout(problem const& p, device_info const& de
         why << p.slots << " slots x " << p.counter_bytes << " B over the shared memory of " << cl
             << " blocks (a thread-block cluster), " << (cl - 1) << " of " << cl << " updates remote";
         best.reason = why.str();
+      }
+    }
+  }
+  return best;
+}
+
+/// The shared memory a block of candidate `c` may take for its counters when `blocks` blocks
+/// share an SM (0 where not even that fits).
+inline std::size_t smem_for_blocks(device_info const& dev, input_candidate const& c, int blocks)
+{
+  std::size_t const per_block = dev.smem_per_sm / static_cast<std::size_t>(blocks);
+  std::size_t const taken     = dev.reserved_smem_per_block + c.static_smem;
+  std::size_t const fit       = per_block > taken ? per_block - taken : 0;
+  return std::min(fit, dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0);
+}
+
+/// Passes over spread windows of the bins on points ordered into tiles (detail::pass_windows): of
+/// the layouts of 1, 2 or 4 copies of a window that one or two blocks per SM hold, in as many
+/// passes as fit and more (more passes overlap the windows more, so that more tile pairs lie
+/// whole in one), the one of least predicted time. `visits(windows)` says what share of the pairs
+/// such windows count whole in one pass and how many times the others are visited
+/// (detail::visits_of on the tile pairs' sampled slots). A whole tile pair costs what one pass
+/// of the layout costs per pair (its slots need no window test); the others cost a windowed
+/// pass's (window_pass_factor); each pass also looks at every tile pair. Infinite when nothing fits.
+/// The layout of `copies` copies of the widest window that `blocks` blocks per SM hold (window 0
+/// where none fits).
+inline detail::privatized_plan ordered_passes_layout(problem const& p, device_info const& dev, input_candidate const& c, int copies,
+                                                     int blocks)
+{
+  std::size_t const counter_bytes = static_cast<std::size_t>(p.counter_bytes);
+  long long const window =
+    (static_cast<long long>(smem_for_blocks(dev, c, blocks) / counter_bytes) - detail::window_spare_counters) / copies;
+  detail::privatized_plan layout;
+  layout.copies = copies;
+  layout.window = static_cast<int>(std::max(0ll, std::min<long long>(window, p.slots)));
+  layout.passes = layout.window > 0 ? static_cast<int>((p.slots + layout.window - 1) / layout.window) : 0;
+  layout.smem   = (static_cast<std::size_t>(layout.window) * copies + detail::window_spare_counters) * counter_bytes;
+  return layout;
+}
+
+/// The predicted time of passes over spread windows (`layout`: copies, window, passes) on ordered
+/// points whose tile pairs the passes visit as `v` says (see choose_ordered_passes); infinite
+/// where the layout does not fit. `occ_out`: the occupancy.
+inline double ordered_passes_seconds(problem const& p, device_info const& dev, input_candidate const& c,
+                                     detail::privatized_plan const& layout, detail::pass_visits const& v, occupancy* occ_out = nullptr)
+{
+  auto const [k, tile, items, counter_bytes, smem_left] = layout_basis_of(p, dev, c);
+  (void)counter_bytes;
+  occupancy const occ = blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
+  if (occ_out != nullptr) { *occ_out = occ; }
+  if (occ.blocks_per_sm == 0 || layout.window < 1 || layout.smem > smem_left) { return std::numeric_limits<double>::infinity(); }
+  double const lat    = privatized_latency(layout.window, layout.copies, k.histogram) * p.pair_cost;
+  double const t_pass = predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram,
+                                          diagonal_extra(p, k), 0, copies_setup(layout.copies, layout.window, k.histogram));
+  double const scan = static_cast<double>(items) / (static_cast<double>(occ.blocks_per_sm) * dev.sm_count) * k.skipped_tile_pair_seconds;
+  return t_pass * (v.whole * k.whole_window_factor * p.whole_window_cost + v.partial * k.window_pass_factor) + layout.passes * scan;
+}
+
+template <class Visits>
+policy_plan choose_ordered_passes(problem const& p, device_info const& dev, input_candidate const& c, Visits&& visits)
+{
+  policy_plan best;
+  best.predicted_seconds = std::numeric_limits<double>::infinity();
+  long long const items  = tile_pairs(p, c.tile_points());
+  for (int blocks : {1, 2}) {
+    for (int h : {1, 2, 4}) {
+      detail::privatized_plan layout = ordered_passes_layout(p, dev, c, h, blocks);
+      if (layout.window < 1 || layout.window >= p.slots) { continue; }
+      int const fewest = layout.passes;
+      for (int passes = std::max(2, fewest); passes <= std::min(4 * fewest + 4, 96); ++passes) {
+        layout.passes               = passes;
+        detail::pass_visits const v = visits(detail::pass_windows{p.slots, layout.window, passes});
+        occupancy occ{};
+        double const t = ordered_passes_seconds(p, dev, c, layout, v, &occ);
+        if (t < best.predicted_seconds) {
+          best                   = policy_plan{};
+          best.input             = c;
+          best.output            = output_kind::warp_privatized;
+          best.copies            = layout.copies;
+          best.passes            = passes;
+          best.window            = layout.window;
+          best.dynamic_smem      = layout.smem;
+          best.occ               = occ;
+          best.rounds            = passes * rounds(items, occ.blocks_per_sm, dev.sm_count);
+          best.predicted_seconds = t;
+          std::ostringstream why;
+          why << p.slots << " slots x " << p.counter_bytes << " B on ordered tiles: " << passes << " windows of " << layout.window
+              << " slots hold " << 100.0 * v.whole << "% of the pairs' tile pairs whole; the others are visited "
+              << v.partial << " times per pair";
+          best.reason = why.str();
+        }
       }
     }
   }

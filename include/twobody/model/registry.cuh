@@ -75,6 +75,16 @@ inline constexpr double h100_window_pass_factor = 1.32;
 // atomics cost for the same share of the pairs (131072 to 1 M bins: 5.6-6.2 s per whole set
 // spilled, against 6.0-6.5 s for global atomics).
 inline constexpr double h100_spill_pass_factor = 2.0;
+// Passes over spread windows on ordered points (model::choose_ordered_passes): a tile pair whose
+// slots lie whole in a window costs this many times one pass of the same layout per pair (no
+// window test); the others cost window_pass_factor per visit (fitted: 1.317, the 1.32 above);
+// and a pass spends this long per resident block and tile pair of the launch (looking at each,
+// and the passes' tails). Fitted on 20 runs of the 2^20-point SDH, 65536 to 1 M bins, 2 to 32
+// passes, 1 or 2 copies, 1 or 2 blocks per SM, tiles of 1024 and 2048 points: every prediction
+// within 0.97-1.09 of the measured time (bench_bins, H100, 2026-11-27,
+// benchmarks/results/ordered-passes-h100-2026-11-27/).
+inline constexpr double h100_whole_window_factor       = 1.075;
+inline constexpr double h100_skipped_tile_pair_seconds = 4.1e-6;
 }  // namespace model
 
 /// The model's constants for one input candidate on one GPU.
@@ -86,6 +96,8 @@ struct cost_constants {
   global_atomic_constants global = model::h100_global;  ///< global_atomics (the same for every input)
   double window_pass_factor = model::h100_window_pass_factor;  ///< warp_privatized in several passes
   double spill_pass_factor  = model::h100_spill_pass_factor;   ///< warp_privatized spilling to global atomics
+  double whole_window_factor = model::h100_whole_window_factor;  ///< ordered passes: tile pairs whole in a window
+  double skipped_tile_pair_seconds = model::h100_skipped_tile_pair_seconds;  ///< ordered passes: per tile pair and pass
 };
 
 namespace model {

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Fits the cost model's constants of passes over spread windows on ordered points
+(model::choose_ordered_passes, model/registry.cuh) to bench_bins' ordered_passes rows, which carry
+the model's predicted time (predicted_s) and what the passes visit (whole, partial).
+
+From each row it recovers t_pass, the model's one pass of the row's layout, from the prediction
+made with the constants the binary had (--old whole,partial,skip: the factors and seconds per
+tile pair and pass), then fits measured = t_pass (fw whole + fp partial) + s x passes x tile
+pairs per resident block on the SDH rows (relative least squares), and fw alone on the RDF rows
+with the SDH's fp and s. Prints the constants and each row's ratio of new prediction to time.
+
+    python3 scripts/ordered_passes_fit.py bins.json [--old 1.0,1.32,0.5e-6]
+"""
+import json
+import sys
+
+import numpy as np
+
+if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0)
+old = [1.0, 1.32, 0.5e-6]
+if "--old" in sys.argv:
+    old = [float(x) for x in sys.argv[sys.argv.index("--old") + 1].split(",")]
+rows = []
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    n = b["name"]
+    if "ordered_passes" not in n or "predicted_s" not in b:
+        continue
+    tile_pairs = 131328 if "/st8" in n else 524800  # 2^20 points in self mode: 512 or 1024 tiles
+    resident = (2 if ":B2" in n else 1) * 132
+    passes, whole, partial = b["passes"], b["whole"], b["partial"]
+    scan = passes * tile_pairs / resident
+    t_pass = (b["predicted_s"] - old[2] * scan) / (old[0] * whole + old[1] * partial)
+    rows.append((n.split("/iterations")[0], t_pass, whole, partial, scan, b["real_time"] / 1e3, b["predicted_s"]))
+
+
+def lsq(a, y):
+    w = 1.0 / np.array([r[5] for r in sel])
+    return np.linalg.lstsq(np.array(a) * w[:, None], np.array(y) * w, rcond=None)[0]
+
+
+sel = [r for r in rows if r[0].startswith("sdh")]
+fw, fp, s = lsq([[r[1] * r[2], r[1] * r[3], r[4]] for r in sel], [r[5] for r in sel])
+print(f"SDH: whole_window_factor {fw:.3f}, window_pass_factor {fp:.3f}, skipped_tile_pair_seconds {s:.3g}")
+sel = [r for r in rows if r[0].startswith("rdf")]
+fw_images = lsq([[r[1] * r[2]] for r in sel], [r[5] - r[1] * fp * r[3] - s * r[4] for r in sel])[0] if sel else fw
+print(f"RDF: whole factor {fw_images:.3f} (whole_window_cost {fw_images / fw:.2f})")
+for r in rows:
+    f = fw_images if r[0].startswith("rdf") else fw
+    m = r[1] * (f * r[2] + fp * r[3]) + s * r[4]
+    print(f"{r[0]:<45} measured {r[5]:.3f} s  old {r[6]:.3f}  new {m:.3f}  ratio {m / r[5]:.2f}")
