@@ -42,6 +42,7 @@ bool explore       = false;  // every cluster size and copies (a slow, wide swee
 
 using st4 = twobody::input::shared_tile<256, 4>;
 using st8 = twobody::input::shared_tile<256, 8>;
+using st2 = twobody::input::shared_tile<256, 2>;
 using sh4 = twobody::input::shuffle_tile<256, 4>;
 
 std::vector<int> const sdh_sweep{4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
@@ -284,6 +285,9 @@ void register_problem(std::string const& prefix, int arg)
                                  (h > 1 ? ":H" + std::to_string(h) : std::string()) + (blocks > 1 ? ":B" + std::to_string(blocks) : std::string());
         add(name + "/st4", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::ordered_passes, passes, h, blocks); });
         add(name + "/st8", [=](benchmark::State& s) { bench_bins<Problem, st8>(s, prob, path::ordered_passes, passes, h, blocks); });
+        if (passes == 0 && h == 1 && blocks == 1 && prob.bins.size() >= 262144) {  // 512-point tiles: narrower slot ranges
+          add(name + "/st2", [=](benchmark::State& s) { bench_bins<Problem, st2>(s, prob, path::ordered_passes, passes, h, blocks); });
+        }
       }
     }
   }
