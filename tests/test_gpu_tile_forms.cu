@@ -98,6 +98,13 @@ struct awkward_cloud {
     p.size = n;
     return p;
   }
+  points<float, 3> host_view() const
+  {
+    points<float, 3> p;
+    for (int d = 0; d < 3; ++d) { p.coords[d] = c[d].data(); }
+    p.size = n;
+    return p;
+  }
 };
 
 }  // namespace
@@ -350,6 +357,11 @@ TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
     auto counts = tbt::poisoned<Count>(slots);
     histogram(pairs, f, bins, thrust::raw_pointer_cast(counts.data()));
     EXPECT_EQ(to_host(counts), expect) << "one call: " << plan_histogram(pairs, f, bins).to_string();
+    // The same points in host memory: the planner orders a device copy.
+    auto const host_pairs = tbt::make_pairs(m, ca.host_view(), cb.host_view());
+    auto from_host        = tbt::poisoned<Count>(slots);
+    histogram(host_pairs, f, bins, thrust::raw_pointer_cast(from_host.data()));
+    EXPECT_EQ(to_host(from_host), expect) << "host points: " << plan_histogram(host_pairs, f, bins).to_string();
   };
   for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
     check(squared_euclidean{}, distance_bins<float>(L * 1.7321f, 131072), m);

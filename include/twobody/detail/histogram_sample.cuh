@@ -8,6 +8,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/pinned_array.cuh>
+#include <twobody/detail/staging.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/detail/tile_order.cuh>
 #include <twobody/points.cuh>
@@ -83,13 +84,15 @@ std::vector<unsigned long long> sample_slot_counts(pair_set<Points> const& pairs
 /// of passes over windows of the bins: bounds of each one's slots from the tiles' boxes
 /// (tile_forms.cuh), each weighted with its pairs. Past `most` tile pairs, every s-th row tile
 /// against every s-th column tile, weighted s^2 times (s times on the diagonal).
-/// One order, a copy of the boxes and a synchronous wait on `stream`.
+/// One order (of a device copy where the points are in host memory), a copy of the boxes and a
+/// synchronous wait on `stream`.
 template <class Points, class F, class Binning>
 std::vector<tile_pair_slots> sample_tile_pair_slots(pair_set<Points> const& pairs, F const& f, Binning const& bins, int tile,
                                                     cudaStream_t stream, long long most = 1 << 16)
 {
   using box = tile_box<typename Points::value_type, Points::dims>;
-  tile_ordered_pairs<Points> const o(pairs, tile, 1, stream);
+  staged_pairs<Points> const staged(pairs, stream);  // (host arrays: copied to the device first)
+  tile_ordered_pairs<Points> const o(staged.pairs(), tile, 1, stream);
   bool const cross    = pairs.mode == pair_mode::cross;
   long long const n_a = pairs.a.size, n_b = cross ? pairs.b.size : n_a;
   long long const rows = (n_a + tile - 1) / tile, cols = (n_b + tile - 1) / tile;
