@@ -88,7 +88,7 @@ std::vector<unsigned long long> sample_slot_counts(pair_set<Points> const& pairs
 /// synchronous wait on `stream`.
 template <class Points, class F, class Binning>
 std::vector<tile_pair_slots> sample_tile_pair_slots(pair_set<Points> const& pairs, F const& f, Binning const& bins, int tile,
-                                                    cudaStream_t stream, long long most = 1 << 16)
+                                                    cudaStream_t stream, long long most = 1 << 13)
 {
   using box = tile_box<typename Points::value_type, Points::dims>;
   staged_pairs<Points> const staged(pairs, stream);  // (host arrays: copied to the device first)

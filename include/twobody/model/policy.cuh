@@ -328,8 +328,8 @@ inline std::size_t smem_for_blocks(device_info const& dev, input_candidate const
 
 /// Passes over spread windows of the bins on points ordered into tiles (detail::pass_windows): of
 /// the layouts of 1, 2 or 4 copies of a window that one or two blocks per SM hold, in as many
-/// passes as fit and more (more passes overlap the windows more, so that more tile pairs lie
-/// whole in one), the one of least predicted time. `visits(windows)` says what share of the pairs
+/// passes as fit and more, up to twice as many and 4 (more passes overlap the windows more, so
+/// that more tile pairs lie whole in one), the one of least predicted time. `visits(windows)` says what share of the pairs
 /// such windows count whole in one pass and how many times the others are visited
 /// (detail::visits_of on the tile pairs' sampled slots). A whole tile pair costs what one pass
 /// of the layout costs per pair (its slots need no window test); the others cost a windowed
@@ -379,7 +379,8 @@ policy_plan choose_ordered_passes(problem const& p, device_info const& dev, inpu
       detail::privatized_plan layout = ordered_passes_layout(p, dev, c, h, blocks);
       if (layout.window < 1 || layout.window >= p.slots) { continue; }
       int const fewest = layout.passes;
-      for (int passes = std::max(2, fewest); passes <= std::min(4 * fewest + 4, 96); ++passes) {
+      // (Each count of passes is a pass over the sample on the host: the planner's time.)
+      for (int passes = std::max(2, fewest); passes <= std::min(2 * fewest + 4, 64); ++passes) {
         layout.passes               = passes;
         detail::pass_visits const v = visits(detail::pass_windows{p.slots, layout.window, passes});
         occupancy occ{};
