@@ -19,7 +19,7 @@
 /// to the global result (one global atomic each).
 #pragma once
 
-#include <twobody/detail/histogram_plan.cuh>
+#include <twobody/detail/pass_windows.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
