@@ -326,14 +326,6 @@ inline std::size_t smem_for_blocks(device_info const& dev, input_candidate const
   return std::min(fit, dev.smem_per_block_optin > c.static_smem ? dev.smem_per_block_optin - c.static_smem : 0);
 }
 
-/// Passes over spread windows of the bins on points ordered into tiles (detail::pass_windows): of
-/// the layouts of 1, 2 or 4 copies of a window that one or two blocks per SM hold, in as many
-/// passes as fit and more, up to twice as many and 4 (more passes overlap the windows more, so
-/// that more tile pairs lie whole in one), the one of least predicted time. `visits(windows)` says what share of the pairs
-/// such windows count whole in one pass and how many times the others are visited
-/// (detail::visits_of on the tile pairs' sampled slots). A whole tile pair costs what one pass
-/// of the layout costs per pair (its slots need no window test); the others cost a windowed
-/// pass's (window_pass_factor); each pass also looks at every tile pair. Infinite when nothing fits.
 /// The layout of `copies` copies of the widest window that `blocks` blocks per SM hold (window 0
 /// where none fits).
 inline detail::privatized_plan ordered_passes_layout(problem const& p, device_info const& dev, input_candidate const& c, int copies,
@@ -368,6 +360,14 @@ inline double ordered_passes_seconds(problem const& p, device_info const& dev, i
   return t_pass * (v.whole * k.whole_window_factor * p.whole_window_cost + v.partial * k.window_pass_factor) + layout.passes * scan;
 }
 
+/// Passes over spread windows of the bins on points ordered into tiles (detail::pass_windows): of
+/// the layouts of 1, 2 or 4 copies of a window that one or two blocks per SM hold, in as many
+/// passes as fit and more, up to twice as many and 4 (more passes overlap the windows more, so
+/// that more tile pairs lie whole in one), the one of least predicted time. `visits(windows)` says what share of the pairs
+/// such windows count whole in one pass and how many times the others are visited
+/// (detail::visits_of on the tile pairs' sampled slots). A whole tile pair costs what one pass
+/// of the layout costs per pair (its slots need no window test); the others cost a windowed
+/// pass's (window_pass_factor); each pass also looks at every tile pair. Infinite when nothing fits.
 template <class Visits>
 policy_plan choose_ordered_passes(problem const& p, device_info const& dev, input_candidate const& c, Visits&& visits)
 {
