@@ -2,7 +2,8 @@
 // self-pair histogram (float, 3-D uniform in a 100^3 box) for 4 k .. 1 M bins, side by side in
 // one run:
 //   <problem>/bins:<b>/one_call        the one-call histogram (the cost model's choice; with
-//                                       thread-block clusters on sm_90)
+//                                       thread-block clusters on sm_90), planned before the timing
+//   <problem>/bins:<b>/whole_call      twobody::histogram on device data, its planning timed too
 //   <problem>/bins:<b>/no_clusters     the one-call plan without clusters (TWOBODY_POLICY=cluster=0):
 //                                       fewer copies, then several passes over all pairs
 //   <problem>/bins:<b>/global_atomics  one global atomic per pair (shared_tile<256, 4>)
@@ -12,7 +13,7 @@
 //                                       (shared_tile<256, 4>; spill_st8: shared_tile<256, 8>)
 //   <problem>/bins:<b>/cluster:<C>/copies:<H>/<input>   explicit cluster_privatized layouts
 // Problems: sdh (squared_euclidean + distance_bins over [0, 100 sqrt 3)) and rp_pi (2-D
-// (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 64 x 64 .. 1024 x 1024);
+// (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 16 x 16 .. 1024 x 1024);
 // and for the functors' relative costs (4096, 65536, 262144 bins): sdh_ieee (euclidean +
 // uniform_bins), rdf (periodic_squared_euclidean + distance_bins over [0, 50)) and rdf_ieee
 // (periodic_euclidean + uniform_bins over [0, 50)), in the 100^3 periodic box.
@@ -46,7 +47,7 @@ using st2 = twobody::input::shared_tile<256, 2>;
 using sh4 = twobody::input::shuffle_tile<256, 4>;
 
 std::vector<int> const sdh_sweep{4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
-std::vector<int> const rp_pi_sides{64, 128, 256, 512, 1024};
+std::vector<int> const rp_pi_sides{16, 64, 128, 256, 512, 1024};
 
 struct sdh_problem {
   static constexpr char const* name = "sdh";
@@ -86,7 +87,7 @@ struct rdf_ieee_problem {
 };
 std::vector<int> const functor_sweep{4096, 65536, 262144};
 
-enum class path { one_call, no_clusters, global_atomics, cluster, passes, spill, ordered_passes };
+enum class path { one_call, whole_call, no_clusters, global_atomics, cluster, passes, spill, ordered_passes };
 
 /// One timed call per iteration; `reps` iterations after a warm-up, reported as one median.
 /// `cluster` is the cluster size for path::cluster, the number of passes for path::passes, and for
@@ -101,7 +102,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     device_scratch counts(sizeof(unsigned long long) * slots);
     auto const pairs0 = twobody::self_pairs(data[0]);
     twobody::policy_plan plan;
-    if (which == path::one_call) {
+    if (which == path::one_call || which == path::whole_call) {
       plan = twobody::plan_histogram(pairs0, prob.f, prob.bins);
     } else if (which == path::no_clusters) {
       setenv("TWOBODY_POLICY", "cluster=0", 1);
@@ -128,7 +129,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     }
     using F            = std::decay_t<decltype(prob.f)>;
     using Bins         = std::decay_t<decltype(prob.bins)>;
-    constexpr bool has_forms = twobody::detail::forms_gain_v<F, Bins>;
+    constexpr bool has_forms = twobody::detail::passes_gain_v<F, Bins>;  // (tile bounds of the slots)
     double ordered_predicted = 0.0;
     twobody::detail::pass_visits visits{};
     if (which == path::ordered_passes) {
@@ -176,6 +177,9 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
         case path::passes:
           twobody::detail::launch_privatized<Input>(twobody::detail::staged_pairs<twobody::points<float, 3>>(pairs, s).pairs(),
                                                     prob.f, prob.bins, counts.as<unsigned long long>(), windows, s);
+          break;
+        case path::whole_call:  // planning included (past shared memory: a sample of the data)
+          twobody::histogram(pairs, prob.f, prob.bins, counts.as<unsigned long long>(), s);
           break;
         case path::one_call:
         case path::no_clusters:
@@ -270,12 +274,13 @@ void register_problem(std::string const& prefix, int arg)
   Problem const prob(arg);
   std::string const base = std::string(Problem::name) + "/bins:" + std::to_string(prob.bins.size());
   add(base + "/one_call", [=](benchmark::State& s) { bench_bins(s, prob, path::one_call); });
+  add(base + "/whole_call", [=](benchmark::State& s) { bench_bins(s, prob, path::whole_call); });
   add(base + "/no_clusters", [=](benchmark::State& s) { bench_bins(s, prob, path::no_clusters); });
   add(base + "/global_atomics", [=](benchmark::State& s) { bench_bins(s, prob, path::global_atomics); });
   if (prob.bins.size() >= 65536) {
     add(base + "/spill", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::spill); });
     add(base + "/spill_st8", [=](benchmark::State& s) { bench_bins<Problem, st8>(s, prob, path::spill); });
-    if constexpr (twobody::detail::forms_gain_v<std::decay_t<decltype(prob.f)>, std::decay_t<decltype(prob.bins)>>) {
+    if constexpr (twobody::detail::passes_gain_v<std::decay_t<decltype(prob.f)>, std::decay_t<decltype(prob.bins)>>) {
       // Ordered points, passes over spread windows (the fewest passes, and more for more overlap).
       // P passes (0: the fewest), H copies, B blocks per SM.
       for (std::array<int, 3> const& shape : {std::array{0, 1, 1}, std::array{5, 2, 1}, std::array{5, 1, 2}, std::array{6, 1, 2},

@@ -2,7 +2,7 @@
 # Issue 21 item 2 on a GPU machine: histograms past shared memory in passes over spread windows
 # on tile-ordered points (each pass visits only the tile pairs whose slots it counts). Runs the
 # binaries carried in .bin/ (bin.tar.xz is unpacked first): the tests in $TESTS (default
-# test_gpu_tile_forms test_gpu_histogram), memcheck and racecheck on $SAN_FILTER, then
+# test_gpu_tile_forms test_gpu_histogram), $SAN_TOOLS (default memcheck racecheck) on $SAN_FILTER, then
 # bench_bins' rows matching $ROWS (default: the SDH and RDF from 65536 to 1 M bins, one-call,
 # spill and ordered passes). TWOBODY_COMMIT names the commit in the JSON; results in $OUT.
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
@@ -20,7 +20,7 @@ for t in ${TESTS-test_gpu_tile_forms test_gpu_histogram}; do
   grep -B2 -A8 "Failure" "/tmp/$t.log" | head -40
 done
 if [[ -n "${SAN_FILTER-*PassesVisitOnly*}" && -x .bin/test_gpu_tile_forms ]]; then
-  for tool in memcheck racecheck; do
+  for tool in ${SAN_TOOLS-memcheck racecheck}; do
     TWOBODY_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 .bin/test_gpu_tile_forms \
       --gtest_filter="${SAN_FILTER-*PassesVisitOnly*}" > "/tmp/$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "/tmp/$tool.log" | tail -1)"

@@ -233,3 +233,90 @@ TEST(Functors, DistanceBinsSlotBounds)
     EXPECT_EQ(past.hi, n);
   }
 }
+
+// uniform_bins' slot bounds (tile_forms.cuh): every value in [lower, upper] has its slot in
+// [lo, hi]; a range that may leave [lo, hi) of the bins (or is unbounded) reaches the outside
+// slot, one wholly past the last edge is only the outside slot, and inside ranges are tight to
+// a slot and 2^-18 each way.
+TEST(Functors, UniformBinsSlotBounds)
+{
+  using namespace twobody;
+  for (auto const& bins : {uniform_bins<float>(0.f, 100.f, 256), uniform_bins<float>(-3.5f, 7.25f, 1000),
+                           uniform_bins<float>(2.f, 1000.f, 1 << 20)}) {
+    int const n       = bins.size();
+    float const width = bins.hi - bins.lo;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(bins.lo - 0.2f * width, bins.hi + 0.2f * width), t(0.f, 1.f);
+    int inside = 0;
+    for (int k = 0; k < 20000; ++k) {
+      float lower = u(rng), upper = u(rng);
+      if (lower > upper) { std::swap(lower, upper); }
+      detail::slot_bounds const b = detail::slot_bounds_of(bins, lower, upper, true);
+      ASSERT_LE(b.lo, b.hi);
+      for (float x : {lower, upper, 0.5f * (lower + upper), lower + t(rng) * (upper - lower)}) {
+        ASSERT_LE(b.lo, bins(x)) << lower << " " << upper << " " << x;
+        ASSERT_GE(b.hi, bins(x)) << lower << " " << upper << " " << x;
+      }
+      EXPECT_EQ(detail::slot_bounds_of(bins, lower, upper, false).hi, n);
+      if (lower >= bins.lo && bins(upper) < n && upper < bins.hi - 2 * width / n) {
+        ++inside;
+        ASSERT_LT(b.hi, n) << lower << " " << upper;
+        ASSERT_LE(b.hi - b.lo, bins(upper) - bins(lower) + 4 + n / 65536);
+      }
+    }
+    EXPECT_GT(inside, 1000);
+    detail::slot_bounds const past = detail::slot_bounds_of(bins, bins.hi + 0.01f * width, bins.hi + width, true);
+    EXPECT_EQ(past.lo, n);
+    EXPECT_EQ(past.hi, n);
+  }
+}
+
+// rp_pi_separation's tile bounds and bins_2d's slot bounds from them: every pair of two boxes
+// (either order) has r_p and pi within the bounds, and its slot in bins_2d of two uniform_bins
+// (two shapes, one with r_p from 1) within the slot bounds; boxes anywhere from
+// overlapping to far apart, some past the bins' range.
+TEST(Functors, RpPiTileBoundsAndSlots)
+{
+  using namespace twobody;
+  auto const square = make_bins_2d(uniform_bins<float>(0.f, 100.f, 64), uniform_bins<float>(0.f, 60.f, 50));
+  auto const mixed  = make_bins_2d(uniform_bins<float>(1.f, 80.f, 300), uniform_bins<float>(0.f, 40.f, 7));
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  int narrow = 0, outside = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    point<float, 3> a[16], b[16];
+    detail::tile_box<float, 3> ba, bb;
+    for (int d = 0; d < 3; ++d) {
+      float const ca = 120 * unit(rng), cb = 120 * unit(rng), wa = 25 * unit(rng), wb = 25 * unit(rng);
+      ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
+      ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
+      for (int i = 0; i < 16; ++i) {
+        a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
+        ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
+        bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
+      }
+    }
+    auto const form = detail::tile_form_of(rp_pi_separation{}, ba, bb);
+    ASSERT_TRUE(form.bounded);
+    detail::slot_bounds const sq = detail::slot_bounds_of(square, form.lower, form.upper, form.bounded);
+    detail::slot_bounds const mx = detail::slot_bounds_of(mixed, form.lower, form.upper, form.bounded);
+    narrow += sq.hi < square.size() && sq.hi - sq.lo < square.size() / 2 ? 1 : 0;
+    outside += sq.lo == square.size() ? 1 : 0;
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        for (auto const& v : {rp_pi_separation{}(a[i], b[j]), rp_pi_separation{}(b[j], a[i])}) {
+          EXPECT_LE(form.lower[0], v[0]) << trial;
+          EXPECT_LE(form.lower[1], v[1]) << trial;
+          EXPECT_GE(form.upper[0], v[0]) << trial;
+          EXPECT_GE(form.upper[1], v[1]) << trial;
+          EXPECT_LE(sq.lo, square(v)) << trial;
+          EXPECT_GE(sq.hi, square(v)) << trial;
+          EXPECT_LE(mx.lo, mixed(v)) << trial;
+          EXPECT_GE(mx.hi, mixed(v)) << trial;
+        }
+      }
+    }
+  }
+  EXPECT_GT(narrow, 50);   // the bounds narrow the slots for many tile pairs
+  EXPECT_GT(outside, 20);  // and put some wholly outside
+}

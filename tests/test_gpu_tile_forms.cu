@@ -219,8 +219,8 @@ void check_against_cpu()
 // in every pass for the pass's own share of the slots): the SDH (clamp-free slots where a tile
 // pair lies whole in a window) and the minimum image, unweighted and weighted, self, cross and
 // ordered, in 2 overlapping windows, 3 that only tile the slots and 5 overlapping ones; ordered
-// and unordered points, against the CPU backend (integer coordinates, edges away from every
-// distance, as above).
+// and unordered points; (r_p, pi) histograms (bins_2d) and squared distances in uniform_bins;
+// against the CPU backend (integer coordinates, edges away from every distance, as above).
 TEST(GpuTileForms, PassesVisitOnlyTheTilePairsTheyCount)
 {
   TBT_REQUIRE_GPU();
@@ -246,6 +246,23 @@ TEST(GpuTileForms, PassesVisitOnlyTheTilePairsTheyCount)
       std::vector<Count> want(short_range.size() + 1);
       cpu::histogram(tbt::make_pairs(m, ha.view(), hb.view()), periodic, short_range, want.data());
       EXPECT_EQ(run_histogram<Input>(pairs, periodic, short_range, true, w), want) << "rdf " << what;
+      // (r_p, pi): bounds of both from the boxes, the slots' range from the corner bins. r_p is
+      // an IEEE square root of an integer and pi an integer, binned by exact products on both
+      // sides (dyadic widths where edges meet integers): no value is near an edge by rounding.
+      for (auto const& rp_pi : {make_bins_2d(uniform_bins<float>(0.f, 64.f, 64), uniform_bins<float>(0.f, 64.f, 32)),
+                                make_bins_2d(uniform_bins<float>(2.f, 34.f, 128), uniform_bins<float>(0.f, 16.f, 16))}) {
+        std::vector<Count> want_rp(rp_pi.size() + 1);
+        cpu::histogram(tbt::make_pairs(m, ha.view(), hb.view()), rp_pi_separation{}, rp_pi, want_rp.data());
+        EXPECT_EQ(run_histogram<Input>(pairs, rp_pi_separation{}, rp_pi, true, w), want_rp) << "rp_pi " << what;
+        std::vector<double> want_w(rp_pi.size() + 1);
+        cpu::histogram(tbt::make_pairs(m, ha.weighted_view(), hb.weighted_view()), rp_pi_separation{}, rp_pi, want_w.data());
+        EXPECT_EQ((run_histogram<Input, double>(weighed, rp_pi_separation{}, rp_pi, true, w)), want_w) << "weighted rp_pi " << what;
+      }
+      // Squared distances (integers) in uniform bins of dyadic width: their slot bounds too.
+      uniform_bins<float> const squares(0.f, 4096.f, 256);
+      std::vector<Count> want_sq(squares.size() + 1);
+      cpu::histogram(tbt::make_pairs(m, ha.view(), hb.view()), squared_euclidean{}, squares, want_sq.data());
+      EXPECT_EQ(run_histogram<Input>(pairs, squared_euclidean{}, squares, true, w), want_sq) << "squares " << what;
     }
   }
 }
@@ -321,15 +338,17 @@ TEST(GpuTileForms, OneCallOrdersLargeSets)
 // Past shared memory the one-call histogram may plan passes over spread windows of ordered
 // points (model::choose_ordered_passes): that plan, and the one-call form's own, give the counts
 // of the explicit unordered form (one copy in windows), bit for bit: float data with faces, NaN
-// and repeated points; the SDH over the whole box and a fine RDF to L/2, self and cross.
+// and repeated points; the SDH over the whole box, a fine RDF to L/2 and 300 x 300 (r_p, pi)
+// bins, self and cross.
 TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
 {
   TBT_REQUIRE_GPU();
   std::int64_t const n = tbt::quick() ? 140000 : 200000;
   float const L        = 50.f;
   awkward_cloud const ca(n, L, 43), cb(n - 1000, L, 44);
-  auto check = [&](auto const& f, distance_bins<float> const& bins, pair_mode m) {
+  auto check = [&](auto const& f, auto const& bins, pair_mode m) {
     using F           = std::decay_t<decltype(f)>;
+    using Bins        = std::decay_t<decltype(bins)>;
     auto const pairs  = tbt::make_pairs(m, ca.view(), cb.view());
     int const slots   = bins.size() + 1;
     auto want         = tbt::poisoned<Count>(slots);
@@ -339,11 +358,11 @@ TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
     for (Count c : expect) { total += c; }
     ASSERT_EQ(total, static_cast<Count>(pairs.count()));
     // The ordered passes' plan of each candidate input.
-    using kernels = detail::histogram_kernels<points<float, 3>, detail::tile_formed<F>, distance_bins<float>, Count>;
+    using kernels = detail::histogram_kernels<points<float, 3>, detail::tile_formed<F>, Bins, Count>;
     problem const p = detail::histogram_problem<unsigned, F>(pairs, slots);
     int planned     = 0;
     for (input_candidate const& c : detail::candidates_of<kernels::template passes>(detail::histogram_inputs<points<float, 3>>{})) {
-      if (c.input != input_kind::shared_tile || c.column_groups != 1 || c.tile_points() < 1024) { continue; }
+      if (!detail::takes_ordered_passes(c)) { continue; }
       auto const sample = detail::sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), 0);
       policy_plan const plan =
         model::choose_ordered_passes(p, device_info::get(), c, [&](detail::pass_windows const& w) { return detail::visits_of(sample, w); });
@@ -366,6 +385,7 @@ TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
   for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
     check(squared_euclidean{}, distance_bins<float>(L * 1.7321f, 131072), m);
     check(make_periodic_squared_euclidean(L, L, L), distance_bins<float>(L / 2, 100000), m);
+    check(rp_pi_separation{}, make_bins_2d(uniform_bins<float>(0.f, L, 300), uniform_bins<float>(0.f, L, 300)), m);
   }
 }
 

@@ -77,15 +77,16 @@ TWOBODY_UNROLL
 
 /// A tile pair's form and bounds of every value its pairs give (upper only where `bounded`:
 /// every axis known, so no pair has a NaN or an infinite coordinate). `Images`: whether the
-/// functor has forms other than itself (the minimum image's direct and fixed ones).
-template <class T, int D, bool Images = true>
+/// functor has forms other than itself (the minimum image's direct and fixed ones). V: the
+/// functor's value (bounds per component for a point, as rp_pi_separation's {r_p, pi}).
+template <class T, int D, bool Images = true, class V = T>
 struct tile_form {
   static constexpr bool images_v = Images;
   using direct = open_image<T, D>;  ///< the form of tile_form_kind::direct
   tile_form_kind kind = tile_form_kind::general;
   fixed_images<T, D> images{};
-  T lower      = T(0);
-  T upper      = T(0);
+  V lower{};
+  V upper{};
   bool bounded = false;
 };
 
@@ -115,6 +116,8 @@ template <class T, int D>
 struct has_form_rules<periodic_squared_euclidean<T, D>> : cuda::std::true_type {};
 template <>
 struct has_form_rules<squared_euclidean> : cuda::std::true_type {};
+template <>
+struct has_form_rules<rp_pi_separation> : cuda::std::true_type {};
 template <class F>
 inline constexpr bool has_form_rules_v = has_form_rules<F>::value;
 
@@ -215,6 +218,32 @@ TWOBODY_UNROLL
   return form;
 }
 
+/// The bounds of rp_pi_separation's {r_p, pi} for pairs of box `a` and box `b` (its one form is
+/// itself): r_p from the first D - 1 axes' reaches, summed and rooted in the functor's own order,
+/// pi from the last axis' (float rounding and the square root are monotone).
+template <class T, int D>
+__host__ __device__ tile_form<T, D, false, point<T, 2>> tile_form_of(rp_pi_separation const&, tile_box<T, D> const& a,
+                                                                     tile_box<T, D> const& b)
+{
+  static_assert(D >= 2, "rp_pi_separation needs at least 2 dimensions");
+  tile_form<T, D, false, point<T, 2>> form;
+  bool all_known = true;
+  T s = T(0), u = T(0);
+TWOBODY_UNROLL
+  for (int d = 0; d < D - 1; ++d) {
+    axis_reach<T> const ax = axis_reach_of(a, b, d);
+    all_known              = all_known && ax.known;
+    T const low            = ax.known ? ax.tmin : T(0);
+    s                      = low * low + s;
+    u                      = ax.tmax * ax.tmax + u;
+  }
+  axis_reach<T> const z = axis_reach_of(a, b, D - 1);
+  form.lower   = point<T, 2>{{sqrt_of(s), z.known ? z.tmin : T(0)}};
+  form.upper   = point<T, 2>{{sqrt_of(u), z.tmax}};
+  form.bounded = all_known && z.known;
+  return form;
+}
+
 /// Bin maps that send every value >= a threshold to their outside slot: `values_outside_from`
 /// gives it. distance_bins: approx_sqrt(s) * inv_width >= n for s >= r_max^2 (1 + 2^-9); the
 /// margin covers the approximate square root and the rounding of inv_width and r_max^2 many
@@ -294,11 +323,60 @@ __host__ __device__ inline slot_bounds slot_bounds_of(distance_bins<T> const& bi
   return b;
 }
 
+/// uniform_bins: the slots floor((x - lo) * inv_width) of values x in [lower, upper], with the
+/// same margins (a slot and 2^-18 relative each way; the device's floor of the exact product is
+/// within one rounding of these products). A range below lo or past hi may reach the outside slot.
+template <class T>
+struct has_slot_bounds<uniform_bins<T>> : cuda::std::true_type {};
+
+template <class T>
+__host__ __device__ inline slot_bounds slot_bounds_of(uniform_bins<T> const& bins, T lower, T upper, bool bounded)
+{
+  int const n = bins.size();
+  T const eps = T(1) / T(262144);
+  slot_bounds b{0, n};
+  T const tl = (lower - bins.lo) * bins.inv_width;  // (NaN, never made by the boxes, keeps 0)
+  if (tl >= static_cast<T>(n) * (T(1) + eps) + T(1)) {
+    b.lo = n;
+  } else if (tl > T(1)) {
+    int const k = static_cast<int>(tl * (T(1) - eps));
+    b.lo        = k > 1 ? k - 1 : 0;
+  }
+  if (bounded && lower >= bins.lo) {  // (x - lo >= 0 for every x >= lo: no value below the range)
+    T const tu = (upper - bins.lo) * bins.inv_width * (T(1) + eps) + T(1);
+    if (tu < static_cast<T>(n)) { b.hi = static_cast<int>(tu); }
+  }
+  return b;
+}
+
+/// bins_2d of maps with slot bounds, for values with bounds per component: slot j X + i lies
+/// between the corners' slots; either range all outside makes every value outside, either
+/// reaching outside may reach the outside slot.
+template <class BinsX, class BinsY>
+struct has_slot_bounds<bins_2d<BinsX, BinsY>>
+  : cuda::std::bool_constant<has_slot_bounds<BinsX>::value && has_slot_bounds<BinsY>::value> {};
+
+template <class BinsX, class BinsY, class T>
+__host__ __device__ inline slot_bounds slot_bounds_of(bins_2d<BinsX, BinsY> const& bins, point<T, 2> const& lower,
+                                                      point<T, 2> const& upper, bool bounded)
+{
+  int const nx = bins.x.size(), ny = bins.y.size(), n = bins.size();
+  slot_bounds const bx = slot_bounds_of(bins.x, lower[0], upper[0], bounded);
+  slot_bounds const by = slot_bounds_of(bins.y, lower[1], upper[1], bounded);
+  if (bx.lo >= nx || by.lo >= ny) { return {n, n}; }
+  return {by.lo * nx + bx.lo, (bx.hi >= nx || by.hi >= ny) ? n : by.hi * nx + bx.hi};
+}
+
 /// Whether ordering into tiles can gain anything for F with bin map Binning: the minimum image's
 /// forms always; squared_euclidean's bounds only with a bin map that has a threshold.
 template <class F, class Binning>
 inline constexpr bool forms_gain_v =
-  has_form_rules_v<F> && (!cuda::std::is_same_v<F, squared_euclidean> || has_outside_threshold<Binning>::value ||
-                          has_inside_threshold<Binning>::value);
+  has_form_rules_v<F> && !cuda::std::is_same_v<F, rp_pi_separation> &&
+  (!cuda::std::is_same_v<F, squared_euclidean> || has_outside_threshold<Binning>::value || has_inside_threshold<Binning>::value);
+
+/// Whether ordering into tiles gains for F with Binning in passes over windows of the bins (the
+/// tile pairs' slot bounds), also where one pass gains nothing (rp_pi_separation's bounds).
+template <class F, class Binning>
+inline constexpr bool passes_gain_v = has_form_rules_v<F> && has_slot_bounds<Binning>::value;
 
 }  // namespace twobody::detail

@@ -63,6 +63,14 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   return best;
 }
 
+/// Whether input candidate c is one the planner prices ordered passes on: shared tiles of 1024
+/// points and more (smaller ones give many more tile pairs to look at per pass), without column
+/// groups.
+inline bool takes_ordered_passes(input_candidate const& c)
+{
+  return c.input == input_kind::shared_tile && c.column_groups == 1 && c.tile_points() >= 1024;
+}
+
 /// For a histogram past shared memory of points the one-call form orders into tiles (SingleF a
 /// tile_formed functor and a bin map with slot bounds): passes over spread windows, which visit
 /// only the tile pairs whose slots they count (model::choose_ordered_passes), when the cost model
@@ -82,8 +90,7 @@ policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F cons
   device_info const& dev = device_info::get();
   policy_plan best       = plan;
   for (input_candidate const& c : candidates_of<Kernels::template passes>(histogram_inputs<Points>{})) {
-    // (Tiles of 1024 points and more: smaller ones give many more tile pairs to look at per pass.)
-    if (c.input != input_kind::shared_tile || c.column_groups != 1 || c.tile_points() < 1024) { continue; }
+    if (!takes_ordered_passes(c)) { continue; }
     std::vector<tile_pair_slots> const sample =
       sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), stream);
     policy_plan const ordered =
@@ -93,8 +100,9 @@ policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F cons
   return best;
 }
 
-/// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF./// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF.
-template <class Count, class SingleF, class Points, class F, class Binning>
+/// plan_histogram with the one-pass candidates' resources read from the kernels of SingleF, and
+/// the ordered passes' from those of PassesF (a tile_formed functor: considered; else not).
+template <class Count, class SingleF, class PassesF = SingleF, class Points, class F, class Binning>
 policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream)
 {
   using C = cuda::std::conditional_t<cuda::std::is_void_v<Count>, pair_count_t<Points>, Count>;
@@ -114,8 +122,9 @@ policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning
     return candidates;
   });
   policy_plan const chosen = detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
-  if constexpr (has_tile_forms_v<SingleF> && has_slot_bounds<Binning>::value) {
-    return detail::with_ordered_passes_considered<single_kernels>(pairs, f, bins, p, chosen, stream);
+  if constexpr (has_tile_forms_v<PassesF> && has_slot_bounds<Binning>::value) {
+    using passes_kernels = detail::histogram_kernels<Points, PassesF, Binning, C>;
+    return detail::with_ordered_passes_considered<passes_kernels>(pairs, f, bins, p, chosen, stream);
   } else {
     return chosen;
   }
@@ -135,6 +144,12 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning co
     // Sets the one-pass histogram orders into tiles run the tile forms' kernels: plan with
     // their registers (the 2048-point tile's take an SM's second block).
     if (detail::tile_order_pays<F>(pairs)) { return detail::plan_histogram_of<Count, detail::tile_formed<F>>(pairs, f, bins, stream); }
+  } else if constexpr (detail::passes_gain_v<F, Binning>) {
+    // Bounds that gain only in passes over windows of the bins ((r_p, pi)): one pass runs F's
+    // own kernels on the points as given; passes may run the tile forms' on ordered points.
+    if (detail::tile_order_pays<F>(pairs)) {
+      return detail::plan_histogram_of<Count, F, detail::tile_formed<F>>(pairs, f, bins, stream);
+    }
   }
   return detail::plan_histogram_of<Count, F>(pairs, f, bins, stream);
 }
@@ -182,10 +197,11 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   bool mirrored = false;
   with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
     using Input = decltype(in);
-    if constexpr (Input::tiled && forms_gain_v<F, Binning>) {
+    if constexpr (Input::tiled && passes_gain_v<F, Binning>) {
       // Functors with tile forms (the minimum image; the squared distance's bounds) run on
-      // points ordered into compact tiles.
-      if (tile_order_pays<F>(staged.pairs())) {
+      // points ordered into compact tiles; those whose bounds gain only in passes over windows
+      // of the bins ((r_p, pi)), in such passes only.
+      if ((forms_gain_v<F, Binning> || plan.passes > 1) && tile_order_pays<F>(staged.pairs())) {
         // One sub-tile per warp (the forms are chosen per warp and column sub-tile), where the
         // block's warps share the columns (no column groups).
         int const sub_tiles = column_groups_v<Input> == 1 && has_sub_tile_forms_v<F> ? Input::block_threads / 32 : 1;
