@@ -11,6 +11,9 @@
 //                                       where a sample of the pairs falls most (and the outside
 //                                       slot), the other bins' updates to global atomics
 //                                       (shared_tile<256, 4>; spill_st8: shared_tile<256, 8>)
+//   <problem>/bins:<b>/ordered_passes[:P<p>][:H<h>][:B<b>]/<input>   points ordered into tiles, passes
+//                                       over spread windows (st4, st8: shared_tile<256, 4 | 8>;
+//                                       w2, w4: shared_tile<512, 2 | 4>)
 //   <problem>/bins:<b>/cluster:<C>/copies:<H>/<input>   explicit cluster_privatized layouts
 // Problems: sdh (squared_euclidean + distance_bins over [0, 100 sqrt 3)) and rp_pi (2-D
 // (r_p, pi) bins, rp_pi_separation + bins_2d of two uniform_bins, square: 16 x 16 .. 1024 x 1024);
@@ -45,6 +48,8 @@ using st4 = twobody::input::shared_tile<256, 4>;
 using st8 = twobody::input::shared_tile<256, 8>;
 using st2 = twobody::input::shared_tile<256, 2>;
 using sh4 = twobody::input::shuffle_tile<256, 4>;
+using w2  = twobody::input::shared_tile<512, 2>;  // ordered passes: 16 warps in the one block per SM
+using w4  = twobody::input::shared_tile<512, 4>;
 
 std::vector<int> const sdh_sweep{4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
 std::vector<int> const rp_pi_sides{16, 64, 128, 256, 512, 1024};
@@ -290,6 +295,10 @@ void register_problem(std::string const& prefix, int arg)
                                  (h > 1 ? ":H" + std::to_string(h) : std::string()) + (blocks > 1 ? ":B" + std::to_string(blocks) : std::string());
         add(name + "/st4", [=](benchmark::State& s) { bench_bins<Problem, st4>(s, prob, path::ordered_passes, passes, h, blocks); });
         add(name + "/st8", [=](benchmark::State& s) { bench_bins<Problem, st8>(s, prob, path::ordered_passes, passes, h, blocks); });
+        if (blocks == 1) {
+          add(name + "/w2", [=](benchmark::State& s) { bench_bins<Problem, w2>(s, prob, path::ordered_passes, passes, h, blocks); });
+          add(name + "/w4", [=](benchmark::State& s) { bench_bins<Problem, w4>(s, prob, path::ordered_passes, passes, h, blocks); });
+        }
         if (passes == 0 && h == 1 && blocks == 1 && prob.bins.size() >= 262144) {  // 512-point tiles: narrower slot ranges
           add(name + "/st2", [=](benchmark::State& s) { bench_bins<Problem, st2>(s, prob, path::ordered_passes, passes, h, blocks); });
         }

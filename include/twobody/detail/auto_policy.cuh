@@ -135,6 +135,11 @@ using global_histogram_inputs = one_call_inputs<model::for_global_histogram, Poi
 template <class Points>
 using spill_histogram_inputs = one_call_inputs<model::for_spill_histogram, Points>;
 
+/// The inputs the one-call histogram compiles passes over spread windows of ordered points for
+/// (dispatch/histogram.cuh: functors and bin maps with slot bounds from the tiles' boxes).
+template <class Points>
+using ordered_passes_inputs = one_call_inputs<model::for_ordered_passes, Points>;
+
 template <class Points>
 using per_point_inputs = one_call_inputs<model::for_per_point, Points>;
 

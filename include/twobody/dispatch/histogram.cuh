@@ -63,9 +63,9 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   return best;
 }
 
-/// Whether input candidate c is one the planner prices ordered passes on: shared tiles of 1024
-/// points and more (smaller ones give many more tile pairs to look at per pass), without column
-/// groups.
+/// Whether input candidate c (of ordered_passes_inputs) is one the planner prices ordered passes
+/// on: shared tiles of 1024 points and more (smaller ones give many more tile pairs to look at
+/// per pass), without column groups.
 inline bool takes_ordered_passes(input_candidate const& c)
 {
   return c.input == input_kind::shared_tile && c.column_groups == 1 && c.tile_points() >= 1024;
@@ -89,7 +89,7 @@ policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F cons
   }
   device_info const& dev = device_info::get();
   policy_plan best       = plan;
-  for (input_candidate const& c : candidates_of<Kernels::template passes>(histogram_inputs<Points>{})) {
+  for (input_candidate const& c : candidates_of<Kernels::template passes>(ordered_passes_inputs<Points>{})) {
     if (!takes_ordered_passes(c)) { continue; }
     std::vector<tile_pair_slots> const sample =
       sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), stream);
@@ -195,7 +195,11 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
     return false;
   }
   bool mirrored = false;
-  with_chosen_input(histogram_inputs<Points>{}, plan.input, [&](auto in) {
+  // (Plans of ordered passes may take inputs of their own: ordered_passes_inputs.)
+  using inputs = cuda::std::conditional_t<passes_gain_v<F, Binning>,
+                                          typename concat_inputs<histogram_inputs<Points>, ordered_passes_inputs<Points>>::type,
+                                          histogram_inputs<Points>>;
+  with_chosen_input(inputs{}, plan.input, [&](auto in) {
     using Input = decltype(in);
     if constexpr (Input::tiled && passes_gain_v<F, Binning>) {
       // Functors with tile forms (the minimum image; the squared distance's bounds) run on

@@ -110,6 +110,7 @@ enum statistic_use : unsigned {
   for_cluster_histogram = 8u,  ///< cluster-shared histograms (cluster_privatized, sm_90+)
   for_global_histogram  = 16u, ///< histograms with one global atomic per pair (global_atomics)
   for_spill_histogram   = 32u, ///< one copy of a window of the bins, the other bins to global atomics
+  for_ordered_passes    = 64u, ///< passes over spread windows of the bins on points ordered into tiles
 };
 
 /// A shape the one-call forms compile for an input policy, with its kernels' registers per
@@ -184,11 +185,17 @@ struct input_entry<input_kind::shared_tile> {
   // the warps on the same tile pairs): asynchronous calls at 4096 points, count 12.1 -> 10.8 us,
   // RDF 17.1 -> 15.0, per-point sums 19.9 -> 16.8 (bench_frames shape/,
   // benchmarks/results/frames-1aa682e-h100-2026-11-26).
-  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128>,
+  // Passes over windows of the bins past shared memory hold one window per SM: one block, which
+  // as 256 threads gave 8 warps per SM, too few to hide a pair's latency (the (r_p, pi)
+  // histogram's IEEE square root: 65536 bins in 2 passes 1.12 s against 0.58 s for one pass of
+  // 16 warps per SM, H100, bench_bins, 2026-11-27). 512 threads give 16 warps in one block
+  // (80 and 128 registers: the whole register file at most).
+  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram | for_ordered_passes, 256, 8, 128>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
-                                               for_spill_histogram, 256, 4, 126>,
+                                               for_spill_histogram | for_ordered_passes, 256, 4, 126>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 256, 1, 59, 2>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>>;
+                              compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>,
+                              compiled_shape<for_ordered_passes, 512, 2, 80>, compiled_shape<for_ordered_passes, 512, 4, 128>>;
   /// row_threads: the threads that hold a tile's own points (block_threads / column groups).
   static constexpr cost_constants h100(int row_threads, int points_per_thread)
   {
