@@ -146,7 +146,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
         twobody::input_candidate const c = twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::warp_privatized);
         windows        = twobody::model::ordered_passes_layout(p, twobody::device_info::get(), c, std::max(1, copies), blocks);
         windows.passes = std::max(windows.passes, cluster);
-        auto const sample = twobody::detail::sample_tile_pair_slots(pairs0, prob.f, prob.bins, static_cast<int>(c.tile_points()), 0);
+        auto const sample = twobody::detail::ordered_passes_sample(pairs0, prob.f, prob.bins, c, 0);
         visits            = twobody::detail::visits_of(sample, twobody::detail::pass_windows{static_cast<int>(slots), windows.window, windows.passes});
         ordered_predicted = twobody::model::ordered_passes_seconds(p, twobody::device_info::get(), c, windows, visits);
       }
@@ -156,8 +156,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
     // which visit only the tile pairs whose slots they count; the order is part of the call.
     auto ordered_passes = [&](twobody::pair_set<twobody::points<float, 3>> const& pairs, cudaStream_t s) {
       if constexpr (has_forms) {
-        int const sub_tiles = twobody::detail::column_groups_v<Input> == 1 && twobody::detail::has_sub_tile_forms_v<F>
-                                ? Input::block_threads / 32 : 1;
+        int const sub_tiles = twobody::detail::ordered_sub_tiles<Input, F>(windows.passes);
         twobody::detail::tile_ordered_pairs<twobody::points<float, 3>> const o(pairs, twobody::detail::tile_points_v<Input>, sub_tiles, s);
         twobody::detail::launch_privatized<Input>(o.pairs(), twobody::detail::tile_formed<F>(prob.f), prob.bins,
                                                   counts.as<unsigned long long>(), windows, s, static_cast<unsigned long long*>(nullptr),
@@ -249,6 +248,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
         state.counters["predicted_s"] = ordered_predicted;
         state.counters["whole"]       = visits.whole;
         state.counters["partial"]     = visits.partial;
+        state.counters["staged"]      = visits.staged;
       }
       if (which == path::spill) {
         state.counters["spilled_share"] = spilled_share;

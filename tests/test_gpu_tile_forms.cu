@@ -49,8 +49,8 @@ std::vector<C> run_histogram(pair_set<Points> const& pairs, F const& f, Bins con
     layout.smem   = (static_cast<std::size_t>(layout.window) + detail::window_spare_counters) * counter_bytes;
   }
   if (ordered) {
-    // One sub-tile per warp (shared_tile without column groups), as the one-call form orders.
-    int const sub_tiles = detail::has_sub_tile_forms_v<F> ? Input::block_threads / 32 : 1;
+    // As the one-call form orders (sub-tiles for the minimum image's forms and for passes).
+    int const sub_tiles = detail::ordered_sub_tiles<Input, F>(layout.passes);
     detail::tile_ordered_pairs<Points> const o(pairs, detail::tile_points_v<Input>, sub_tiles, 0);
     detail::launch_privatized<Input>(o.pairs(), detail::tile_formed<F>(f), bins, thrust::raw_pointer_cast(counts.data()), layout, 0, static_cast<C*>(nullptr),
                                      o.boxes_a(), o.boxes_b(), o.sub_tiles());
@@ -267,6 +267,28 @@ TEST(GpuTileForms, PassesVisitOnlyTheTilePairsTheyCount)
   }
 }
 
+// The same on a small set, for the sanitizers: passes deciding per sub-tile pair (the sub-tile
+// pools of full off-diagonal tile pairs, each warp deciding its own), SDH and (r_p, pi), self and
+// cross, in 3 overlapping windows.
+TEST(GpuTileForms, PassesDecidePerSubTilePair)
+{
+  TBT_REQUIRE_GPU();
+  using Input = input::shared_tile<64, 2>;  // 128-point tiles of 2 sub-tiles
+  tbt::host_points<float, 3> ha(1500, 31), hb(1100, 32);
+  tbt::device_points<float, 3> a(ha), b(hb);
+  distance_bins<float> const bins(110.5f, 83);
+  auto const rp_pi = make_bins_2d(uniform_bins<float>(0.f, 64.f, 64), uniform_bins<float>(0.f, 64.f, 32));
+  for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
+    auto const pairs      = tbt::make_pairs(m, a.view(), b.view());
+    auto const host_pairs = tbt::make_pairs(m, ha.view(), hb.view());
+    std::vector<Count> want(bins.size() + 1), want_rp(rp_pi.size() + 1);
+    cpu::histogram(host_pairs, squared_euclidean{}, bins, want.data());
+    cpu::histogram(host_pairs, rp_pi_separation{}, rp_pi, want_rp.data());
+    EXPECT_EQ(run_histogram<Input>(pairs, squared_euclidean{}, bins, true, {3, 0.4}), want) << tbt::mode_name(m);
+    EXPECT_EQ(run_histogram<Input>(pairs, rp_pi_separation{}, rp_pi, true, {3, 0.4}), want_rp) << tbt::mode_name(m);
+  }
+}
+
 TEST(GpuTileForms, MatchTheCpuBackend)
 {
   TBT_REQUIRE_GPU();
@@ -363,7 +385,7 @@ TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
     int planned     = 0;
     for (input_candidate const& c : detail::candidates_of<kernels::template passes>(detail::histogram_inputs<points<float, 3>>{})) {
       if (!detail::takes_ordered_passes(c)) { continue; }
-      auto const sample = detail::sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), 0);
+      auto const sample = detail::ordered_passes_sample(pairs, f, bins, c, 0);
       policy_plan const plan =
         model::choose_ordered_passes(p, device_info::get(), c, [&](detail::pass_windows const& w) { return detail::visits_of(sample, w); });
       ASSERT_GT(plan.passes, 1) << c.name();

@@ -261,6 +261,9 @@ TEST(PrivatizedPlan, PassWindowsSpreadOverTheSlots)
           if (w.begin(j) <= lo && hi < w.begin(j) + w.window) { first = j; }
         }
         ASSERT_EQ(k, first) << lo << ".." << hi;
+        int meeting = 0;
+        for (int j = 0; j < w.passes; ++j) { meeting += w.begin(j) <= hi && lo < w.begin(j) + w.window ? 1 : 0; }
+        ASSERT_EQ(w.meeting(lo, hi), meeting) << lo << ".." << hi;
         ASSERT_LE(w.own_begin(w.owner(lo)), lo);
         ASSERT_GT(w.own_end(w.owner(lo)), lo);
       }
@@ -284,4 +287,12 @@ TEST(PrivatizedPlan, PassVisitsCountWholeAndPartialTilePairs)
   EXPECT_DOUBLE_EQ(v.partial, 4.0 / 4.0);  // the third meets all four own ranges
   EXPECT_DOUBLE_EQ(visits_of(t, pass_windows{100, 100, 1}).whole, 1.0);
   EXPECT_DOUBLE_EQ(visits_of({}, w).whole, 0.0);
+  EXPECT_DOUBLE_EQ(v.staged, 0.0);  // no sub-tile pairs
+  // Sub-tile pairs of a tile pair of slots 15..65 (met by the windows at 0, 20, 40 and 60),
+  // half whole in the window at 20, half spanning 30..65: staged by 4 passes per pair.
+  std::vector<tile_pair_slots> const subs{{22, 50, 1.0, 15, 65}, {30, 65, 1.0, 15, 65}};
+  pass_visits const s = visits_of(subs, w);
+  EXPECT_DOUBLE_EQ(s.whole, 0.5);
+  EXPECT_DOUBLE_EQ(s.partial, 0.5 * 2);  // own ranges 25-49 and 50-74
+  EXPECT_DOUBLE_EQ(s.staged, 4.0);
 }

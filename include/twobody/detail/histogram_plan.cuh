@@ -26,6 +26,9 @@ struct tile_pair_slots {
   int lo       = 0;
   int hi       = 0;
   double pairs = 0.0;
+  /// A sub-tile pair's: its tile pair's slots (the passes that stage it); -1: lo and hi.
+  int tile_lo = -1;
+  int tile_hi = -1;
 };
 
 /// What passes over `windows` do with tile pairs of these slots, as shares of their pairs: the
@@ -34,6 +37,7 @@ struct tile_pair_slots {
 struct pass_visits {
   double whole   = 0.0;
   double partial = 0.0;
+  double staged  = 0.0;  ///< passes that stage a tile pair, per pair (its sub-tile pairs decided there)
 };
 inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pass_windows const& windows)
 {
@@ -46,10 +50,12 @@ inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pas
     } else {
       v.partial += t.pairs * (windows.owner(t.hi) - windows.owner(t.lo) + 1);
     }
+    if (t.tile_lo >= 0) { v.staged += t.pairs * windows.meeting(t.tile_lo, t.tile_hi); }
   }
   if (total > 0.0) {
     v.whole /= total;
     v.partial /= total;
+    v.staged /= total;
   }
   return v;
 }

@@ -82,36 +82,56 @@ std::vector<unsigned long long> sample_slot_counts(pair_set<Points> const& pairs
 
 /// The tile pairs of `pairs` ordered into tiles of `tile` points (tile_order.cuh), for the planner
 /// of passes over windows of the bins: bounds of each one's slots from the tiles' boxes
-/// (tile_forms.cuh), each weighted with its pairs. Past `most` tile pairs, every s-th row tile
-/// against every s-th column tile, weighted s^2 times (s times on the diagonal).
-/// One order (of a device copy where the points are in host memory), a copy of the boxes and a
-/// synchronous wait on `stream`.
+/// (tile_forms.cuh), each weighted with its pairs. With sub_tiles > 1 (the kernels then decide
+/// per sub-tile pair: tile_traversal.cuh) a full off-diagonal tile pair stands as up to 16 of its
+/// sub-tile pairs, each with its boxes' slots and its share of the pairs. Past `most` entries,
+/// every s-th row tile against every s-th column tile, weighted s^2 times (s times on the
+/// diagonal). One order (of a device copy where the points are in host memory), a copy of the
+/// boxes and a synchronous wait on `stream`.
 template <class Points, class F, class Binning>
 std::vector<tile_pair_slots> sample_tile_pair_slots(pair_set<Points> const& pairs, F const& f, Binning const& bins, int tile,
-                                                    cudaStream_t stream, long long most = 1 << 13)
+                                                    cudaStream_t stream, long long most = 1 << 13, int sub_tiles = 1)
 {
   using box = tile_box<typename Points::value_type, Points::dims>;
   staged_pairs<Points> const staged(pairs, stream);  // (host arrays: copied to the device first)
-  tile_ordered_pairs<Points> const o(staged.pairs(), tile, 1, stream);
+  tile_ordered_pairs<Points> const o(staged.pairs(), tile, sub_tiles, stream);
+  int const subs      = o.sub_tiles();
   bool const cross    = pairs.mode == pair_mode::cross;
   long long const n_a = pairs.a.size, n_b = cross ? pairs.b.size : n_a;
   long long const rows = (n_a + tile - 1) / tile, cols = (n_b + tile - 1) / tile;
-  std::vector<box> ba(static_cast<std::size_t>(rows)), bb(static_cast<std::size_t>(cols));
+  auto const with_subs = [&](long long tiles) { return static_cast<std::size_t>(tiles * (subs > 1 ? 1 + subs : 1)); };
+  std::vector<box> ba(with_subs(rows)), bb(with_subs(cols));
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(ba.data(), o.boxes_a(), sizeof(box) * ba.size(), cudaMemcpyDeviceToHost, stream));
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(bb.data(), o.boxes_b(), sizeof(box) * bb.size(), cudaMemcpyDeviceToHost, stream));
   TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  int const per_pair = subs > 1 ? std::min(16, subs * subs) : 1;  // entries of a full off-diagonal tile pair
   long long step = 1;
-  while ((rows / step) * (cols / step) > most) { ++step; }
+  while ((rows / step) * (cols / step) * per_pair > most) { ++step; }
   auto points_of = [&](long long t, long long n) { return static_cast<double>(std::min<long long>(tile, n - t * tile)); };
   std::vector<tile_pair_slots> out;
+  auto bounds = [&](box const& a, box const& b) {
+    auto const form = tile_form_of(f, a, b);
+    return slot_bounds_of(bins, form.lower, form.upper, form.bounded);
+  };
   for (long long i = 0; i < rows; i += step) {
     for (long long j = cross ? 0 : (pairs.mode == pair_mode::self ? i : 0); j < cols; j += step) {
       double const na = points_of(i, n_a), nb = points_of(j, n_b);
       bool const diagonal = !cross && i == j;
       double const p      = !diagonal ? na * nb : (pairs.mode == pair_mode::self ? na * (na - 1.0) / 2.0 : na * (na - 1.0));
-      auto const form     = tile_form_of(f, ba[static_cast<std::size_t>(i)], bb[static_cast<std::size_t>(j)]);
-      slot_bounds const b = slot_bounds_of(bins, form.lower, form.upper, form.bounded);
-      out.push_back({b.lo, b.hi, p * static_cast<double>(diagonal ? step : step * step)});
+      double const weight = p * static_cast<double>(diagonal ? step : step * step);
+      slot_bounds const t = bounds(ba[static_cast<std::size_t>(i)], bb[static_cast<std::size_t>(j)]);
+      if (subs > 1 && !diagonal && na == tile && nb == tile) {
+        // per_pair of the subs x subs sub-tile pairs, spread over rows and columns (a different
+        // set per tile pair).
+        for (int q = 0; q < per_pair; ++q) {
+          int const w = static_cast<int>((q + i) % subs), k = static_cast<int>((q * 7 + q / subs + j) % subs);
+          slot_bounds const b =
+            bounds(ba[static_cast<std::size_t>(rows + i * subs + w)], bb[static_cast<std::size_t>(cols + j * subs + k)]);
+          out.push_back({b.lo, b.hi, weight / per_pair, t.lo, t.hi});
+        }
+      } else {
+        out.push_back({t.lo, t.hi, weight});
+      }
     }
   }
   return out;

@@ -34,6 +34,24 @@ struct pass_windows {
     while (k < passes && begin(k) + window <= hi) { ++k; }
     return k < passes && begin(k) <= lo ? k : -1;
   }
+  /// How many windows hold any of slots lo .. hi (lo <= hi): the passes that stage a tile pair of
+  /// these slots to decide on its sub-tile pairs (tile_traversal.cuh).
+  __host__ __device__ int meeting(int lo, int hi) const
+  {
+    if (passes <= 1) { return lo < window ? 1 : 0; }
+    long long const span = slots - window;
+    // last: the last window beginning at or before hi; first: the first ending past lo.
+    int last = span <= 0 ? passes - 1 : static_cast<int>(static_cast<long long>(hi) * (passes - 1) / span);
+    last     = last < passes - 1 ? last : passes - 1;
+    while (last + 1 < passes && begin(last + 1) <= hi) { ++last; }
+    while (last >= 0 && begin(last) > hi) { --last; }
+    long long const over = static_cast<long long>(lo) - window + 1;
+    int first = over <= 0 || span <= 0 ? 0 : static_cast<int>(over * (passes - 1) / span);
+    first     = first < passes ? first : passes - 1;
+    while (first > 0 && begin(first - 1) + window > lo) { --first; }
+    while (first < passes && begin(first) + window <= lo) { ++first; }
+    return last >= first ? last - first + 1 : 0;
+  }
   /// The pass whose own range holds slot s.
   __host__ __device__ int owner(int s) const
   {

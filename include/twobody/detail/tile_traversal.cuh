@@ -204,10 +204,12 @@ struct tile_traversal {
   {
   }
 
-  /// Whether Visitor's kernels take the sub-tile pools (visit_by_sub_tiles).
+  /// Whether Visitor's kernels take the sub-tile pools (visit_by_sub_tiles): forms per sub-tile
+  /// pair, and passes over windows of the bins deciding per sub-tile pair which pass counts it
+  /// (smaller boxes span fewer slots: fewer passes visit each pair).
   template <class Visitor>
-  static constexpr bool sub_tile_pools =
-    has_sub_tile_columns<source>::value && G == 1 && B / 32 > 1 && visitor_has_sub_tile_forms<Visitor>::value;
+  static constexpr bool sub_tile_pools = has_sub_tile_columns<source>::value && G == 1 && B / 32 > 1 &&
+                                         (visitor_has_sub_tile_forms<Visitor>::value || visitor_skips_tile_pairs<Visitor>::value);
 
   /// The pools' kernels of 256 threads and up to 4 points per thread keep two blocks per SM (128
   /// registers): the pool's bookkeeping took the 1024-point tile's RDF kernel to 129.
@@ -243,7 +245,10 @@ struct tile_traversal {
   {
     constexpr int S     = B / 32;  // sub-tiles per tile: one per warp
     constexpr int items = S * S;
-    if (out.counted_outside(in.boxes_a[row], in.boxes_b[col], cullable, threadIdx.x == 0)) { return; }
+    // (Passes count a tile pair all outside in one pass only: per sub-tile pair, below.)
+    if constexpr (!visitor_skips_tile_pairs<Visitor>::value) {
+      if (out.counted_outside(in.boxes_a[row], in.boxes_b[col], cullable, threadIdx.x == 0)) { return; }
+    }
     // The sub-tiles' boxes (after the tiles' boxes, tile_order.cuh), rows then columns, in shared
     // memory: read per drawn ticket without holding pointers in registers.
     __shared__ tile_box<T, D> sub_boxes[2 * S];
@@ -271,6 +276,10 @@ struct tile_traversal {
       ticket = __shfl_sync(0xffffffffu, ticket, 0);
       if (ticket >= items) { break; }
       int const w = ticket / S, k = ticket % S;
+      if constexpr (visitor_skips_tile_pairs<Visitor>::value) {
+        // This pass's decision for this sub-tile pair (whole in a window, or its own share).
+        if (!out.takes_tile_pair(sub_boxes[w], sub_boxes[S + k])) { continue; }
+      }
       int const base = 32 * w + lane;  // row sub-tile w: positions 32 w + lane + B r of the row tile
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -324,7 +333,20 @@ struct tile_traversal {
         // A pass over a window of the bins skips the tile pairs it counts nothing of, before
         // loading their points. (Only those kernels compile this: moved into every kernel's loop,
         // it took the SDH's 2048-point tile kernel from 129 to 144 registers.)
-        if (in.boxes_a != nullptr && !out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col])) {
+        bool takes = true;
+        if (in.boxes_a != nullptr) {
+          if constexpr (sub_tile_pools<Visitor>) {
+            // Full off-diagonal tile pairs go by sub-tile pairs, each decided on its own boxes
+            // (visit_by_sub_tiles): here only whether this pass's window meets the tile pair's slots.
+            bool const by_sub_tiles = in.sub_tiles == B / 32 && !sched.is_diagonal(row, col) &&
+                                      in.a.size - row_start >= TS && in.b.size - col * TS >= TS;
+            takes = by_sub_tiles ? out.meets_tile_pair(in.boxes_a[row], in.boxes_b[col])
+                                 : out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col]);
+          } else {
+            takes = out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col]);
+          }
+        }
+        if (!takes) {
           if (!end_unit(out, units, unit, 0)) { break; }
           if constexpr (Source::consecutive) { sched.advance(row, col); }
           continue;

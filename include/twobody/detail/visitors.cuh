@@ -242,6 +242,19 @@ struct statistic_visitor {
     }
   }
 
+  /// Whether this launch may visit pairs of boxes a and b at all (block-uniform): a tile pair
+  /// whose sub-tile pairs are each decided by takes_tile_pair on their own boxes. Sets nothing.
+  template <class Box>
+  __device__ __forceinline__ bool meets_tile_pair(Box const& a, Box const& b)
+  {
+    if constexpr (has_window_units<Agent>::value) {
+      auto const form = tile_form_of(f, a, b);
+      return out.window_meets(form.lower, form.upper, form.bounded);
+    } else {
+      return true;
+    }
+  }
+
   /// Whether the pairs of boxes a and b all land in the outside slot (then `adder` adds the
   /// `cullable` of them there; 0: not allowed).
   template <class Box>

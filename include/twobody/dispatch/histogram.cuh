@@ -63,12 +63,32 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   return best;
 }
 
+/// The sub-tiles per tile that points ordered for Input's kernels with functor F in `passes`
+/// passes are cut into: one per warp (the block's warps share the columns: no column groups)
+/// where the forms are chosen per warp and column sub-tile (the minimum image) or passes over
+/// windows of the bins decide per sub-tile pair; else none (1).
+template <class Input, class F>
+int ordered_sub_tiles(int passes)
+{
+  return column_groups_v<Input> == 1 && (has_sub_tile_forms_v<F> || passes > 1) ? Input::block_threads / 32 : 1;
+}
+
 /// Whether input candidate c (of ordered_passes_inputs) is one the planner prices ordered passes
 /// on: shared tiles of 1024 points and more (smaller ones give many more tile pairs to look at
 /// per pass), without column groups.
 inline bool takes_ordered_passes(input_candidate const& c)
 {
   return c.input == input_kind::shared_tile && c.column_groups == 1 && c.tile_points() >= 1024;
+}
+
+/// The planner's sample of the slots of the tile pairs (and sub-tile pairs, which its kernels
+/// decide on: ordered_sub_tiles) of `pairs` ordered for candidate c (sample_tile_pair_slots).
+template <class Points, class F, class Binning>
+std::vector<tile_pair_slots> ordered_passes_sample(pair_set<Points> const& pairs, F const& f, Binning const& bins,
+                                                   input_candidate const& c, cudaStream_t stream)
+{
+  int const sub_tiles = c.column_groups == 1 ? c.block_threads / 32 : 1;
+  return sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), stream, 1 << 13, sub_tiles);
 }
 
 /// For a histogram past shared memory of points the one-call form orders into tiles (SingleF a
@@ -91,8 +111,7 @@ policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F cons
   policy_plan best       = plan;
   for (input_candidate const& c : candidates_of<Kernels::template passes>(ordered_passes_inputs<Points>{})) {
     if (!takes_ordered_passes(c)) { continue; }
-    std::vector<tile_pair_slots> const sample =
-      sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), stream);
+    std::vector<tile_pair_slots> const sample = ordered_passes_sample(pairs, f, bins, c, stream);
     policy_plan const ordered =
       model::choose_ordered_passes(p, dev, c, [&](pass_windows const& w) { return visits_of(sample, w); });
     if (ordered.predicted_seconds < best.predicted_seconds) { best = ordered; }
@@ -206,10 +225,7 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
       // points ordered into compact tiles; those whose bounds gain only in passes over windows
       // of the bins ((r_p, pi)), in such passes only.
       if ((forms_gain_v<F, Binning> || plan.passes > 1) && tile_order_pays<F>(staged.pairs())) {
-        // One sub-tile per warp (the forms are chosen per warp and column sub-tile), where the
-        // block's warps share the columns (no column groups).
-        int const sub_tiles = column_groups_v<Input> == 1 && has_sub_tile_forms_v<F> ? Input::block_threads / 32 : 1;
-        tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, sub_tiles, stream);
+        tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, ordered_sub_tiles<Input, F>(plan.passes), stream);
         mirrored = launch_privatized<Input>(ordered.pairs(), tile_formed<F>(f), bins, d_counts, layout, stream, host_mirror,
                                             ordered.boxes_a(), ordered.boxes_b(), ordered.sub_tiles());
         return;

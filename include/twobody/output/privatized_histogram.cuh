@@ -321,8 +321,8 @@ struct privatized_histogram_agent
   __device__ __forceinline__ bool unit_in_window() const { return Mode != window_mode::passes || unit_whole; }
 
   /// Passes over spread windows (window_units): called with bounds of the values of the pairs of a
-  /// tile pair before they are visited (the same in every pass): whether this pass counts any of
-  /// them. A tile pair whose slots all lie in one window is counted whole in the first such
+  /// tile pair (or of a warp's sub-tile pair: per thread, warp-uniform) before they are visited
+  /// (the same in every pass): whether this pass counts any of them. A tile pair whose slots all lie in one window is counted whole in the first such
   /// window's pass only; any other in every pass, each counting its own share of the slots.
   template <class V>
   __device__ __forceinline__ bool enter_tile_pair(V lower, V upper, bool bounded)
@@ -338,6 +338,17 @@ struct privatized_histogram_agent
     int const own_begin = p.windows.own_begin(p.pass), own_end = p.windows.own_end(p.pass);
     count_window(own_begin, own_end);
     return b.hi >= own_begin && b.lo < own_end;
+  }
+
+  /// Passes over spread windows: whether any slot of values in [lower, upper] lies in this pass's
+  /// window. Every sub-range of them that a pass counts (enter_tile_pair: whole in its window, or
+  /// meeting its own share, which lies in its window) meets that pass's window.
+  template <class V>
+  __device__ __forceinline__ bool window_meets(V lower, V upper, bool bounded) const
+  {
+    if (p.windows.passes <= 1) { return true; }
+    slot_bounds const b = slot_bounds_of(p.bins, lower, upper, bounded);
+    return b.hi >= p.window_begin && b.lo < p.window_begin + p.window_size;
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
