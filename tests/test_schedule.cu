@@ -288,11 +288,16 @@ TEST(PrivatizedPlan, PassVisitsCountWholeAndPartialTilePairs)
   EXPECT_DOUBLE_EQ(visits_of(t, pass_windows{100, 100, 1}).whole, 1.0);
   EXPECT_DOUBLE_EQ(visits_of({}, w).whole, 0.0);
   EXPECT_DOUBLE_EQ(v.staged, 0.0);  // no sub-tile pairs
-  // Sub-tile pairs of a tile pair of slots 15..65 (met by the windows at 0, 20, 40 and 60),
-  // half whole in the window at 20, half spanning 30..65: staged by 4 passes per pair.
+  // Sub-tile pairs of a tile pair of slots 15..65 (in no window; met by the windows at 0, 20, 40
+  // and 60), half whole in the window at 20, half spanning 30..65: staged by 4 passes per pair.
   std::vector<tile_pair_slots> const subs{{22, 50, 1.0, 15, 65}, {30, 65, 1.0, 15, 65}};
   pass_visits const s = visits_of(subs, w);
   EXPECT_DOUBLE_EQ(s.whole, 0.5);
   EXPECT_DOUBLE_EQ(s.partial, 0.5 * 2);  // own ranges 25-49 and 50-74
   EXPECT_DOUBLE_EQ(s.staged, 4.0);
+  // Those of a tile pair whole in a window (slots 22..55: the window at 20) are counted with it.
+  pass_visits const t2 = visits_of({{22, 30, 1.0, 22, 55}, {40, 55, 1.0, 22, 55}}, w);
+  EXPECT_DOUBLE_EQ(t2.whole, 1.0);
+  EXPECT_DOUBLE_EQ(t2.partial, 0.0);
+  EXPECT_DOUBLE_EQ(t2.staged, 0.0);
 }

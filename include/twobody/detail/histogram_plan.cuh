@@ -37,7 +37,7 @@ struct tile_pair_slots {
 struct pass_visits {
   double whole   = 0.0;
   double partial = 0.0;
-  double staged  = 0.0;  ///< passes that stage a tile pair, per pair (its sub-tile pairs decided there)
+  double staged  = 0.0;  ///< passes that stage a tile pair not whole in a window (to decide its sub-tile pairs), per pair
 };
 inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pass_windows const& windows)
 {
@@ -45,12 +45,15 @@ inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pas
   double total = 0.0;
   for (tile_pair_slots const& t : tile_pairs) {
     total += t.pairs;
-    if (windows.holding(t.lo, t.hi) >= 0) {
+    // A sub-tile pair of a tile pair whole in a window is counted with it; of any other tile pair,
+    // on its own slots, in each pass that stages the tile pair.
+    bool const by_sub_tile = t.tile_lo >= 0 && windows.holding(t.tile_lo, t.tile_hi) < 0;
+    if (by_sub_tile) { v.staged += t.pairs * windows.meeting(t.tile_lo, t.tile_hi); }
+    if (windows.holding(t.lo, t.hi) >= 0 || (t.tile_lo >= 0 && !by_sub_tile)) {
       v.whole += t.pairs;
     } else {
       v.partial += t.pairs * (windows.owner(t.hi) - windows.owner(t.lo) + 1);
     }
-    if (t.tile_lo >= 0) { v.staged += t.pairs * windows.meeting(t.tile_lo, t.tile_hi); }
   }
   if (total > 0.0) {
     v.whole /= total;

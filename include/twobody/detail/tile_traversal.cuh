@@ -241,7 +241,7 @@ struct tile_traversal {
   template <class Visitor>
   __device__ __forceinline__ void visit_by_sub_tiles(Visitor& out, size_type row, size_type col, size_type row_start,
                                                      size_type col_start, point<T, D> (&own)[R], T (&own_w)[R],
-                                                     unsigned long long cullable)
+                                                     unsigned long long cullable, bool decide_each)
   {
     constexpr int S     = B / 32;  // sub-tiles per tile: one per warp
     constexpr int items = S * S;
@@ -278,7 +278,7 @@ struct tile_traversal {
       int const w = ticket / S, k = ticket % S;
       if constexpr (visitor_skips_tile_pairs<Visitor>::value) {
         // This pass's decision for this sub-tile pair (whole in a window, or its own share).
-        if (!out.takes_tile_pair(sub_boxes[w], sub_boxes[S + k])) { continue; }
+        if (decide_each && !out.takes_tile_pair(sub_boxes[w], sub_boxes[S + k])) { continue; }
       }
       int const base = 32 * w + lane;  // row sub-tile w: positions 32 w + lane + B r of the row tile
 #pragma unroll
@@ -329,6 +329,7 @@ struct tile_traversal {
       out.begin_unit();
 
       size_type const row_start = row * TS;
+      bool decide_each = false;  // passes: decide per sub-tile pair (visit_by_sub_tiles)
       if constexpr (visitor_skips_tile_pairs<Visitor>::value) {
         // A pass over a window of the bins skips the tile pairs it counts nothing of, before
         // loading their points. (Only those kernels compile this: moved into every kernel's loop,
@@ -336,12 +337,16 @@ struct tile_traversal {
         bool takes = true;
         if (in.boxes_a != nullptr) {
           if constexpr (sub_tile_pools<Visitor>) {
-            // Full off-diagonal tile pairs go by sub-tile pairs, each decided on its own boxes
-            // (visit_by_sub_tiles): here only whether this pass's window meets the tile pair's slots.
+            // Full off-diagonal tile pairs go by sub-tile pairs: one whose slots lie whole in a
+            // window is counted whole by that window's pass; any other is staged by each pass
+            // whose window meets it, and its sub-tile pairs are decided on their own boxes
+            // (visit_by_sub_tiles: smaller boxes span fewer slots, so fewer passes count each).
             bool const by_sub_tiles = in.sub_tiles == B / 32 && !sched.is_diagonal(row, col) &&
                                       in.a.size - row_start >= TS && in.b.size - col * TS >= TS;
-            takes = by_sub_tiles ? out.meets_tile_pair(in.boxes_a[row], in.boxes_b[col])
-                                 : out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col]);
+            int const decision = by_sub_tiles ? out.tile_pair_decision(in.boxes_a[row], in.boxes_b[col])
+                                              : (out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col]) ? 1 : 0);
+            takes       = decision != 0;
+            decide_each = decision == 2;
           } else {
             takes = out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col]);
           }
@@ -374,7 +379,7 @@ struct tile_traversal {
           if constexpr (sub_tile_pools<Visitor>) {
             by_sub_tiles = in.sub_tiles == B / 32 && !diagonal && row_count == TS && col_count == TS;
             if (by_sub_tiles) {
-              visit_by_sub_tiles(out, row, col, row_start, col_start, own, own_w, cullable);
+              visit_by_sub_tiles(out, row, col, row_start, col_start, own, own_w, cullable, decide_each);
               load_own_points<B, R, G>(in.a, row_start, row_count, own, own_w);  // the pool clobbered them
             }
           }

@@ -242,16 +242,17 @@ struct statistic_visitor {
     }
   }
 
-  /// Whether this launch may visit pairs of boxes a and b at all (block-uniform): a tile pair
-  /// whose sub-tile pairs are each decided by takes_tile_pair on their own boxes. Sets nothing.
+  /// For a tile pair of boxes a and b whose sub-tile pairs may each be decided by takes_tile_pair
+  /// on their own boxes (block-uniform): 0 skip it, 1 count it whole here (decided), 2 decide per
+  /// sub-tile pair (privatized_histogram.cuh, enter_tile_pair_of_sub_tiles).
   template <class Box>
-  __device__ __forceinline__ bool meets_tile_pair(Box const& a, Box const& b)
+  __device__ __forceinline__ int tile_pair_decision(Box const& a, Box const& b)
   {
     if constexpr (has_window_units<Agent>::value) {
       auto const form = tile_form_of(f, a, b);
-      return out.window_meets(form.lower, form.upper, form.bounded);
+      return out.enter_tile_pair_of_sub_tiles(form.lower, form.upper, form.bounded);
     } else {
-      return true;
+      return 1;
     }
   }
 

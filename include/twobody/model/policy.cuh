@@ -356,8 +356,11 @@ inline double ordered_passes_seconds(problem const& p, device_info const& dev, i
   double const lat    = privatized_latency(layout.window, layout.copies, k.histogram) * p.pair_cost;
   double const t_pass = predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count, lat, k.histogram,
                                           diagonal_extra(p, k), 0, copies_setup(layout.copies, layout.window, k.histogram));
-  double const scan = static_cast<double>(items) / (static_cast<double>(occ.blocks_per_sm) * dev.sm_count) * k.skipped_tile_pair_seconds;
-  return t_pass * (v.whole * k.whole_window_factor * p.whole_window_cost + v.partial * k.window_pass_factor) + layout.passes * scan;
+  double const per_block = static_cast<double>(items) / (static_cast<double>(occ.blocks_per_sm) * dev.sm_count);
+  double const scan      = per_block * k.skipped_tile_pair_seconds;
+  double const staging   = per_block * v.staged * k.staged_tile_pair_seconds * static_cast<double>(tile) / 1024.0;
+  return t_pass * (v.whole * k.whole_window_factor * p.whole_window_cost + v.partial * k.window_pass_factor) +
+         layout.passes * scan + staging;
 }
 
 /// Passes over spread windows of the bins on points ordered into tiles (detail::pass_windows): of

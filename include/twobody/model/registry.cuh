@@ -85,6 +85,11 @@ inline constexpr double h100_spill_pass_factor = 2.0;
 // benchmarks/results/ordered-passes-h100-2026-11-27/).
 inline constexpr double h100_whole_window_factor       = 1.075;
 inline constexpr double h100_skipped_tile_pair_seconds = 4.1e-6;
+// Passes deciding per sub-tile pair: each pass that stages a tile pair not whole in a window
+// (its columns loaded, each sub-tile pair's slots bounded by the warps) spends this long per
+// resident block, per 1024 points of the tile. PROVISIONAL (from bench_bins rows before the
+// tile pairs whole in a window were kept whole: 11-34 us).
+inline constexpr double h100_staged_tile_pair_seconds = 12e-6;
 }  // namespace model
 
 /// The model's constants for one input candidate on one GPU.
@@ -98,6 +103,7 @@ struct cost_constants {
   double spill_pass_factor  = model::h100_spill_pass_factor;   ///< warp_privatized spilling to global atomics
   double whole_window_factor = model::h100_whole_window_factor;  ///< ordered passes: tile pairs whole in a window
   double skipped_tile_pair_seconds = model::h100_skipped_tile_pair_seconds;  ///< ordered passes: per tile pair and pass
+  double staged_tile_pair_seconds  = model::h100_staged_tile_pair_seconds;   ///< ordered passes: per staging, per 1024 tile points
 };
 
 namespace model {

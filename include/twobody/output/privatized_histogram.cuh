@@ -340,15 +340,23 @@ struct privatized_histogram_agent
     return b.hi >= own_begin && b.lo < own_end;
   }
 
-  /// Passes over spread windows: whether any slot of values in [lower, upper] lies in this pass's
-  /// window. Every sub-range of them that a pass counts (enter_tile_pair: whole in its window, or
-  /// meeting its own share, which lies in its window) meets that pass's window.
+  /// Passes over spread windows, for a tile pair whose sub-tile pairs may each be decided on their
+  /// own (enter_tile_pair on their bounds): 1 where the tile pair's slots lie whole in a window
+  /// and this is the first such window's pass (counted whole here, as enter_tile_pair does; its
+  /// sub-tile pairs are not decided again), 2 where they do not and this pass's window meets them
+  /// (every sub-tile pair a pass counts lies in its window), else 0 (skipped).
   template <class V>
-  __device__ __forceinline__ bool window_meets(V lower, V upper, bool bounded) const
+  __device__ __forceinline__ int enter_tile_pair_of_sub_tiles(V lower, V upper, bool bounded)
   {
-    if (p.windows.passes <= 1) { return true; }
+    if (p.windows.passes <= 1) { return 1; }
     slot_bounds const b = slot_bounds_of(p.bins, lower, upper, bounded);
-    return b.hi >= p.window_begin && b.lo < p.window_begin + p.window_size;
+    int const whole_in  = p.windows.holding(b.lo, b.hi);
+    if (whole_in >= 0) {
+      unit_whole = true;
+      count_window(p.window_begin, p.window_begin + p.window_size);
+      return whole_in == p.pass ? 1 : 0;
+    }
+    return b.hi >= p.window_begin && b.lo < p.window_begin + p.window_size ? 2 : 0;
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
