@@ -378,6 +378,11 @@ struct tile_traversal {
           bool by_sub_tiles = false;
           if constexpr (sub_tile_pools<Visitor>) {
             by_sub_tiles = in.sub_tiles == B / 32 && !diagonal && row_count == TS && col_count == TS;
+            if constexpr (visitor_skips_tile_pairs<Visitor>::value && !visitor_has_sub_tile_forms<Visitor>::value) {
+              // A pass counting a tile pair whole takes it whole (the pool's reloads are for
+              // deciding per sub-tile pair; (r_p, pi), 65536 bins: 0.867 s by the pool, 0.81 s whole).
+              by_sub_tiles = by_sub_tiles && decide_each;
+            }
             if (by_sub_tiles) {
               visit_by_sub_tiles(out, row, col, row_start, col_start, own, own_w, cullable, decide_each);
               load_own_points<B, R, G>(in.a, row_start, row_count, own, own_w);  // the pool clobbered them

@@ -87,9 +87,12 @@ inline constexpr double h100_whole_window_factor       = 1.075;
 inline constexpr double h100_skipped_tile_pair_seconds = 4.1e-6;
 // Passes deciding per sub-tile pair: each pass that stages a tile pair not whole in a window
 // (its columns loaded, each sub-tile pair's slots bounded by the warps) spends this long per
-// resident block, per 1024 points of the tile. PROVISIONAL (from bench_bins rows before the
-// tile pairs whole in a window were kept whole: 11-34 us).
-inline constexpr double h100_staged_tile_pair_seconds = 12e-6;
+// resident block, per 1024 points of the tile: fitted with the other constants kept
+// (scripts/ordered_passes_fit.py --staged-only) on 20 SDH runs (131072 to 1 M bins, 3 to 22
+// passes, tiles of 1024 and 2048 points on 512-thread blocks) and 4 (r_p, pi) runs: predictions
+// 0.75-1.24 of the measured times, SDH 0.89-1.24 (bench_bins, H100, 2026-11-27,
+// benchmarks/results/rp-pi-passes-h100-2026-11-27/, call 6).
+inline constexpr double h100_staged_tile_pair_seconds = 1.9e-5;
 }  // namespace model
 
 /// The model's constants for one input candidate on one GPU.
@@ -195,13 +198,15 @@ struct input_entry<input_kind::shared_tile> {
   // as 256 threads gave 8 warps per SM, too few to hide a pair's latency (the (r_p, pi)
   // histogram's IEEE square root: 65536 bins in 2 passes 1.12 s against 0.58 s for one pass of
   // 16 warps per SM, H100, bench_bins, 2026-11-27). 512 threads give 16 warps in one block
-  // (80 and 128 registers: the whole register file at most).
-  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram | for_ordered_passes, 256, 8, 128>,
+  // (92 and 128 registers: the whole register file at most); they measured faster than the
+  // 256-thread blocks at every bin count from 65536 to 1 M (SDH, (r_p, pi)), so the ordered passes
+  // take only them (benchmarks/results/rp-pi-passes-h100-2026-11-27/).
+  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
-                                               for_spill_histogram | for_ordered_passes, 256, 4, 126>,
+                                               for_spill_histogram, 256, 4, 126>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 256, 1, 59, 2>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>,
-                              compiled_shape<for_ordered_passes, 512, 2, 80>, compiled_shape<for_ordered_passes, 512, 4, 128>>;
+                              compiled_shape<for_ordered_passes, 512, 2, 92>, compiled_shape<for_ordered_passes, 512, 4, 124>>;
   /// row_threads: the threads that hold a tile's own points (block_threads / column groups).
   static constexpr cost_constants h100(int row_threads, int points_per_thread)
   {
