@@ -147,7 +147,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
         windows        = twobody::model::ordered_passes_layout(p, twobody::device_info::get(), c, std::max(1, copies), blocks);
         windows.passes = std::max(windows.passes, cluster);
         auto const sample = twobody::detail::ordered_passes_sample(pairs0, prob.f, prob.bins, c, 0);
-        visits            = twobody::detail::visits_of(sample, twobody::detail::pass_windows{static_cast<int>(slots), windows.window, windows.passes});
+        visits = twobody::detail::ordered_passes_visits<F>(sample, twobody::detail::pass_windows{static_cast<int>(slots), windows.window, windows.passes});
         ordered_predicted = twobody::model::ordered_passes_seconds(p, twobody::device_info::get(), c, windows, visits);
       }
       if (!has_forms || windows.passes <= 1) { state.SkipWithError("no tile forms, or the bins fit in shared memory"); return; }

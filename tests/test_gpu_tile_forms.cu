@@ -387,7 +387,7 @@ TEST(GpuTileForms, OrderedPassesEqualTheExplicitForm)
       if (!detail::takes_ordered_passes(c)) { continue; }
       auto const sample = detail::ordered_passes_sample(pairs, f, bins, c, 0);
       policy_plan const plan =
-        model::choose_ordered_passes(p, device_info::get(), c, [&](detail::pass_windows const& w) { return detail::visits_of(sample, w); });
+        model::choose_ordered_passes(p, device_info::get(), c, [&](detail::pass_windows const& w) { return detail::ordered_passes_visits<F>(sample, w); });
       ASSERT_GT(plan.passes, 1) << c.name();
       auto counts = tbt::poisoned<Count>(slots);
       detail::run_planned_histogram(pairs, f, bins, thrust::raw_pointer_cast(counts.data()), plan, 0);

@@ -295,6 +295,12 @@ TEST(PrivatizedPlan, PassVisitsCountWholeAndPartialTilePairs)
   EXPECT_DOUBLE_EQ(s.whole, 0.5);
   EXPECT_DOUBLE_EQ(s.partial, 0.5 * 2);  // own ranges 25-49 and 50-74
   EXPECT_DOUBLE_EQ(s.staged, 4.0);
+  // Not decided on their own, they are their tile pair's: visited by the passes whose own share it
+  // meets (0-24, 25-49, 50-74), no staging.
+  pass_visits const as_tile = visits_of(subs, w, false);
+  EXPECT_DOUBLE_EQ(as_tile.whole, 0.0);
+  EXPECT_DOUBLE_EQ(as_tile.partial, 3.0);
+  EXPECT_DOUBLE_EQ(as_tile.staged, 0.0);
   // Those of a tile pair whole in a window (slots 22..55: the window at 20) are counted with it.
   pass_visits const t2 = visits_of({{22, 30, 1.0, 22, 55}, {40, 55, 1.0, 22, 55}}, w);
   EXPECT_DOUBLE_EQ(t2.whole, 1.0);

@@ -39,7 +39,9 @@ struct pass_visits {
   double partial = 0.0;
   double staged  = 0.0;  ///< passes that stage a tile pair not whole in a window (to decide its sub-tile pairs), per pair
 };
-inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pass_windows const& windows)
+/// `by_sub_tiles`: whether the kernels decide the sub-tile pairs of tile pairs in no one window on
+/// their own (else a sample's sub-tile pairs count as their tile pairs).
+inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pass_windows const& windows, bool by_sub_tiles = true)
 {
   pass_visits v;
   double total = 0.0;
@@ -47,12 +49,14 @@ inline pass_visits visits_of(std::vector<tile_pair_slots> const& tile_pairs, pas
     total += t.pairs;
     // A sub-tile pair of a tile pair whole in a window is counted with it; of any other tile pair,
     // on its own slots, in each pass that stages the tile pair.
-    bool const by_sub_tile = t.tile_lo >= 0 && windows.holding(t.tile_lo, t.tile_hi) < 0;
-    if (by_sub_tile) { v.staged += t.pairs * windows.meeting(t.tile_lo, t.tile_hi); }
-    if (windows.holding(t.lo, t.hi) >= 0 || (t.tile_lo >= 0 && !by_sub_tile)) {
+    bool const sub_tile = t.tile_lo >= 0;
+    bool const on_own   = sub_tile && by_sub_tiles && windows.holding(t.tile_lo, t.tile_hi) < 0;
+    if (on_own) { v.staged += t.pairs * windows.meeting(t.tile_lo, t.tile_hi); }
+    int const lo = sub_tile && !on_own ? t.tile_lo : t.lo, hi = sub_tile && !on_own ? t.tile_hi : t.hi;
+    if (windows.holding(lo, hi) >= 0) {
       v.whole += t.pairs;
     } else {
-      v.partial += t.pairs * (windows.owner(t.hi) - windows.owner(t.lo) + 1);
+      v.partial += t.pairs * (windows.owner(hi) - windows.owner(lo) + 1);
     }
   }
   if (total > 0.0) {

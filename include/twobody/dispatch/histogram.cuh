@@ -63,6 +63,13 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
   return best;
 }
 
+/// Whether passes over windows of the bins decide per sub-tile pair the tile pairs that lie in no
+/// one window (tile_traversal.cuh): past 2 passes. In 2 passes the staging and the decisions cost
+/// more than they save ((r_p, pi), 65536 bins, H100: 0.856 s per sub-tile pair, 0.81 s per tile
+/// pair); past them they gain (262144 bins: 1.32 s against 1.55 s; the SDH's 262144 bins 0.43 s
+/// against 0.68 s; benchmarks/results/rp-pi-passes-h100-2026-11-27/).
+inline bool passes_decide_sub_tile_pairs(int passes) { return passes > 2; }
+
 /// The sub-tiles per tile that points ordered for Input's kernels with functor F in `passes`
 /// passes are cut into: one per warp (the block's warps share the columns: no column groups)
 /// where the forms are chosen per warp and column sub-tile (the minimum image) or passes over
@@ -70,7 +77,8 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
 template <class Input, class F>
 int ordered_sub_tiles(int passes)
 {
-  return column_groups_v<Input> == 1 && (has_sub_tile_forms_v<F> || passes > 1) ? Input::block_threads / 32 : 1;
+  return column_groups_v<Input> == 1 && (has_sub_tile_forms_v<F> || passes_decide_sub_tile_pairs(passes)) ? Input::block_threads / 32
+                                                                                                           : 1;
 }
 
 /// Whether input candidate c (of ordered_passes_inputs) is one the planner prices ordered passes
@@ -89,6 +97,14 @@ std::vector<tile_pair_slots> ordered_passes_sample(pair_set<Points> const& pairs
 {
   int const sub_tiles = c.column_groups == 1 ? c.block_threads / 32 : 1;
   return sample_tile_pair_slots(pairs, f, bins, static_cast<int>(c.tile_points()), stream, 1 << 13, sub_tiles);
+}
+
+/// What passes over `windows` visit of the sample's tile pairs with functor F: its sub-tile pairs
+/// decided on their own where the kernels will (ordered_sub_tiles), else as their tile pairs.
+template <class F>
+pass_visits ordered_passes_visits(std::vector<tile_pair_slots> const& sample, pass_windows const& windows)
+{
+  return visits_of(sample, windows, has_sub_tile_forms_v<F> || passes_decide_sub_tile_pairs(windows.passes));
 }
 
 /// For a histogram past shared memory of points the one-call form orders into tiles (SingleF a
@@ -113,7 +129,7 @@ policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F cons
     if (!takes_ordered_passes(c)) { continue; }
     std::vector<tile_pair_slots> const sample = ordered_passes_sample(pairs, f, bins, c, stream);
     policy_plan const ordered =
-      model::choose_ordered_passes(p, dev, c, [&](pass_windows const& w) { return visits_of(sample, w); });
+      model::choose_ordered_passes(p, dev, c, [&](pass_windows const& w) { return ordered_passes_visits<F>(sample, w); });
     if (ordered.predicted_seconds < best.predicted_seconds) { best = ordered; }
   }
   return best;
