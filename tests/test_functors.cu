@@ -148,27 +148,36 @@ TEST(Functors, PeriodicTileFormsRefuseUnknownBoxes)
   EXPECT_EQ(bins(24.f), 48);
 }
 
+// 16 points each in two random boxes (centres in [0, reach)^3, widths below `width` per axis),
+// and the boxes.
+template <int N>
+void random_boxes(std::mt19937& rng, float reach, float width, twobody::point<float, 3> (&a)[N], twobody::point<float, 3> (&b)[N],
+                  twobody::detail::tile_box<float, 3>& ba, twobody::detail::tile_box<float, 3>& bb)
+{
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (int d = 0; d < 3; ++d) {
+    float const ca = reach * unit(rng), cb = reach * unit(rng), wa = width * unit(rng), wb = width * unit(rng);
+    ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
+    ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
+    for (int i = 0; i < N; ++i) {
+      a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
+      ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
+      bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
+    }
+  }
+}
+
 // squared_euclidean's tile bounds (its one form is itself): lower <= every pair's value <=
 // upper, either order, boxes anywhere from overlapping to far apart.
 TEST(Functors, SquaredDistanceTileBounds)
 {
   using namespace twobody;
   std::mt19937 rng(7);
-  std::uniform_real_distribution<float> unit(0.f, 1.f);
   int disjoint = 0;
   for (int trial = 0; trial < 400; ++trial) {
     point<float, 3> a[16], b[16];
     detail::tile_box<float, 3> ba, bb;
-    for (int d = 0; d < 3; ++d) {
-      float const ca = 100 * unit(rng), cb = 100 * unit(rng), wa = 30 * unit(rng), wb = 30 * unit(rng);
-      ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
-      ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
-      for (int i = 0; i < 16; ++i) {
-        a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
-        ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
-        bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
-      }
-    }
+    random_boxes(rng, 100.f, 30.f, a, b, ba, bb);
     auto const form = detail::tile_form_of(squared_euclidean{}, ba, bb);
     ASSERT_TRUE(form.bounded);
     disjoint += form.lower > 0.f ? 1 : 0;
@@ -281,21 +290,11 @@ TEST(Functors, RpPiTileBoundsAndSlots)
   auto const square = make_bins_2d(uniform_bins<float>(0.f, 100.f, 64), uniform_bins<float>(0.f, 60.f, 50));
   auto const mixed  = make_bins_2d(uniform_bins<float>(1.f, 80.f, 300), uniform_bins<float>(0.f, 40.f, 7));
   std::mt19937 rng(13);
-  std::uniform_real_distribution<float> unit(0.f, 1.f);
   int narrow = 0, outside = 0;
   for (int trial = 0; trial < 600; ++trial) {
     point<float, 3> a[16], b[16];
     detail::tile_box<float, 3> ba, bb;
-    for (int d = 0; d < 3; ++d) {
-      float const ca = 120 * unit(rng), cb = 120 * unit(rng), wa = 25 * unit(rng), wb = 25 * unit(rng);
-      ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
-      ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
-      for (int i = 0; i < 16; ++i) {
-        a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
-        ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
-        bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
-      }
-    }
+    random_boxes(rng, 120.f, 25.f, a, b, ba, bb);
     auto const form = detail::tile_form_of(rp_pi_separation{}, ba, bb);
     ASSERT_TRUE(form.bounded);
     detail::slot_bounds const sq = detail::slot_bounds_of(square, form.lower, form.upper, form.bounded);

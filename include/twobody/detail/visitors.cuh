@@ -234,12 +234,7 @@ struct statistic_visitor {
   template <class Box>
   __device__ __forceinline__ bool takes_tile_pair(Box const& a, Box const& b)
   {
-    if constexpr (has_window_units<Agent>::value) {
-      auto const form = tile_form_of(f, a, b);
-      return out.enter_tile_pair(form.lower, form.upper, form.bounded);
-    } else {
-      return true;
-    }
+    return by_tile_bounds(a, b, true, [&](auto const& form) { return out.enter_tile_pair(form.lower, form.upper, form.bounded); });
   }
 
   /// For a tile pair of boxes a and b whose sub-tile pairs may each be decided by takes_tile_pair
@@ -248,11 +243,19 @@ struct statistic_visitor {
   template <class Box>
   __device__ __forceinline__ int tile_pair_decision(Box const& a, Box const& b)
   {
-    if constexpr (has_window_units<Agent>::value) {
-      auto const form = tile_form_of(f, a, b);
+    return by_tile_bounds(a, b, 1, [&](auto const& form) {
       return out.enter_tile_pair_of_sub_tiles(form.lower, form.upper, form.bounded);
+    });
+  }
+
+  /// decide(the bounds of boxes a and b) for agents with window units; `otherwise` for others.
+  template <class Box, class R, class Decide>
+  __device__ __forceinline__ R by_tile_bounds(Box const& a, Box const& b, R otherwise, Decide&& decide)
+  {
+    if constexpr (has_window_units<Agent>::value) {
+      return decide(tile_form_of(f, a, b));
     } else {
-      return 1;
+      return otherwise;
     }
   }
 
