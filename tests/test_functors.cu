@@ -150,22 +150,24 @@ TEST(Functors, PeriodicTileFormsRefuseUnknownBoxes)
 
 // 16 points each in two random boxes (centres in [0, reach)^3, widths below `width` per axis),
 // and the boxes.
-template <int N>
-void random_boxes(std::mt19937& rng, float reach, float width, twobody::point<float, 3> (&a)[N], twobody::point<float, 3> (&b)[N],
-                  twobody::detail::tile_box<float, 3>& ba, twobody::detail::tile_box<float, 3>& bb)
-{
-  std::uniform_real_distribution<float> unit(0.f, 1.f);
-  for (int d = 0; d < 3; ++d) {
-    float const ca = reach * unit(rng), cb = reach * unit(rng), wa = width * unit(rng), wb = width * unit(rng);
-    ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
-    ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
-    for (int i = 0; i < N; ++i) {
-      a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
-      ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
-      bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
+struct random_tile_pair {
+  twobody::point<float, 3> a[16], b[16];
+  twobody::detail::tile_box<float, 3> ba, bb;
+  random_tile_pair(std::mt19937& rng, float reach, float width)
+  {
+    std::uniform_real_distribution<float> unit(0.f, 1.f);
+    for (int d = 0; d < 3; ++d) {
+      float const ca = reach * unit(rng), cb = reach * unit(rng), wa = width * unit(rng), wb = width * unit(rng);
+      ba.lo[d] = bb.lo[d] = std::numeric_limits<float>::infinity();
+      ba.hi[d] = bb.hi[d] = -std::numeric_limits<float>::infinity();
+      for (int i = 0; i < 16; ++i) {
+        a[i].x[d] = ca + (unit(rng) - 0.5f) * wa, b[i].x[d] = cb + (unit(rng) - 0.5f) * wb;
+        ba.lo[d] = std::min(ba.lo[d], a[i].x[d]), ba.hi[d] = std::max(ba.hi[d], a[i].x[d]);
+        bb.lo[d] = std::min(bb.lo[d], b[i].x[d]), bb.hi[d] = std::max(bb.hi[d], b[i].x[d]);
+      }
     }
   }
-}
+};
 
 // squared_euclidean's tile bounds (its one form is itself): lower <= every pair's value <=
 // upper, either order, boxes anywhere from overlapping to far apart.
@@ -175,9 +177,11 @@ TEST(Functors, SquaredDistanceTileBounds)
   std::mt19937 rng(7);
   int disjoint = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    point<float, 3> a[16], b[16];
-    detail::tile_box<float, 3> ba, bb;
-    random_boxes(rng, 100.f, 30.f, a, b, ba, bb);
+    random_tile_pair const t(rng, 100.f, 30.f);
+    auto const& a = t.a;
+    auto const& b = t.b;
+    auto const& ba = t.ba;
+    auto const& bb = t.bb;
     auto const form = detail::tile_form_of(squared_euclidean{}, ba, bb);
     ASSERT_TRUE(form.bounded);
     disjoint += form.lower > 0.f ? 1 : 0;
@@ -292,10 +296,8 @@ TEST(Functors, RpPiTileBoundsAndSlots)
   std::mt19937 rng(13);
   int narrow = 0, outside = 0;
   for (int trial = 0; trial < 600; ++trial) {
-    point<float, 3> a[16], b[16];
-    detail::tile_box<float, 3> ba, bb;
-    random_boxes(rng, 120.f, 25.f, a, b, ba, bb);
-    auto const form = detail::tile_form_of(rp_pi_separation{}, ba, bb);
+    random_tile_pair const t(rng, 120.f, 25.f);
+    auto const form = detail::tile_form_of(rp_pi_separation{}, t.ba, t.bb);
     ASSERT_TRUE(form.bounded);
     detail::slot_bounds const sq = detail::slot_bounds_of(square, form.lower, form.upper, form.bounded);
     detail::slot_bounds const mx = detail::slot_bounds_of(mixed, form.lower, form.upper, form.bounded);
@@ -303,7 +305,7 @@ TEST(Functors, RpPiTileBoundsAndSlots)
     outside += sq.lo == square.size() ? 1 : 0;
     for (int i = 0; i < 16; ++i) {
       for (int j = 0; j < 16; ++j) {
-        for (auto const& v : {rp_pi_separation{}(a[i], b[j]), rp_pi_separation{}(b[j], a[i])}) {
+        for (auto const& v : {rp_pi_separation{}(t.a[i], t.b[j]), rp_pi_separation{}(t.b[j], t.a[i])}) {
           EXPECT_LE(form.lower[0], v[0]) << trial;
           EXPECT_LE(form.lower[1], v[1]) << trial;
           EXPECT_GE(form.upper[0], v[0]) << trial;
