@@ -84,6 +84,37 @@ TEST(Rows, SquaredThresholdDecidesLikeTheEuclideanValue)
   EXPECT_FALSE(detail::squared_below_threshold::of(1.0f).certain(std::numeric_limits<float>::quiet_NaN(), 0.0f));
 }
 
+// The squared rule's certain() takes no finiteness guard (row_rules.cuh): wherever the margin
+// holds 2^-22 |s|, as the squared margin does, or is NaN, a certain pair's whole interval
+// [s - m, s + m] lies below `pass` or at or above `fail`, and with finite ends the test agrees with
+// the guarded one.
+TEST(Rows, SquaredRuleIsCertainOnlyWhereTheWholeIntervalDecides)
+{
+  float const inf = std::numeric_limits<float>::infinity(), big = std::numeric_limits<float>::max();
+  float const nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> const ss = {0.0f, 1e-30f, 0.25f, 0.999f, 1.0f, 1.001f, 4.0f, 1e19f, 1e38f, big / 2, big, inf, -inf, nan, -1.0f};
+  std::vector<float> const ms = {0.0f, 1e-30f, 1e-6f, 0.01f, 1.0f, 1e38f, big, inf, nan};
+  int decided = 0;
+  for (float t : {1.0f, 2.0f, 1e9f, 1.8e19f, inf}) {
+    auto const rule = detail::squared_below_threshold::of(t);
+    for (float s : ss) {
+      for (float m : ms) {
+        if (!(std::isnan(m) || m >= 0x1p-22f * std::fabs(s))) { continue; }  // not a margin row_margin gives
+        bool const certain = rule.certain(s, m);
+        float lo, hi;
+        bool const finite = detail::outward_interval(s, m, lo, hi);
+        if (finite) { EXPECT_EQ(certain, (hi < rule.pass) || (lo >= rule.fail)) << "t=" << t << " s=" << s << " m=" << m; }
+        if (!certain) { continue; }
+        ++decided;
+        ASSERT_FALSE(std::isnan(s) || std::isnan(m)) << "t=" << t << " s=" << s << " m=" << m;
+        double const a = static_cast<double>(s) - m, b = static_cast<double>(s) + m;  // exact in double
+        EXPECT_TRUE(b < rule.pass || a >= rule.fail) << "t=" << t << " s=" << s << " m=" << m;
+      }
+    }
+  }
+  EXPECT_GT(decided, 40);
+}
+
 template <class T>
 class RowsCpu : public ::testing::Test {};
 using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;

@@ -1024,23 +1024,35 @@ struct mma_nearest_traversal {
           }
         }
 
-        // Partners that may reach their row's bound (or whose approximation is not finite).
+        // Partners that may reach their row's bound (or whose approximation is not finite). A
+        // tile pair whose every element is a partner (inside both sets, not the diagonal tile in
+        // ordered mode) skips the per-element test: two copies of the loop, one branch per tile pair.
         unsigned long long pending = 0;
+        auto filter = [&](auto whole) {
 #pragma unroll
-        for (int mt = 0; mt < 4; ++mt) {
+          for (int mt = 0; mt < 4; ++mt) {
 #pragma unroll
-          for (int nt = 0; nt < 4; ++nt) {
+            for (int nt = 0; nt < 4; ++nt) {
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              size_type const i = row_start + core::element_row(wm, mt, e, g);
-              size_type const j = col_start + core::element_col(wn, nt, e, t);
-              float v, m;
-              row_margin<filter_metric>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
-              float const lowest = __fsub_rd(larger_nearer ? -v : v, m);
-              bool const may     = !(lowest > bound[mt][e >> 1]) || !isfinite(v);
-              if (is_partner(i, j) && may) { pending |= 1ull << (mt * 16 + nt * 4 + e); }
+              for (int e = 0; e < 4; ++e) {
+                size_type const i = row_start + core::element_row(wm, mt, e, g);
+                size_type const j = col_start + core::element_col(wn, nt, e, t);
+                float v, m;
+                row_margin<filter_metric>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
+                float const lowest = __fsub_rd(larger_nearer ? -v : v, m);
+                // `|` and `&`, not `||` and `&&`: no branch region per element.
+                bool const may     = !(lowest > bound[mt][e >> 1]) | !isfinite(v);
+                bool const partner = decltype(whole)::value || is_partner(i, j);
+                if (partner & may) { pending |= 1ull << (mt * 16 + nt * 4 + e); }
+              }
             }
           }
+        };
+        bool const inside = row_start + TS <= p.a.size && col_start + TS <= p.b.size;
+        if (inside && (p.mode == pair_mode::cross || row_start != col_start)) {
+          filter(cuda::std::true_type{});
+        } else {
+          filter(cuda::std::false_type{});
         }
 
         // One partner at a time by the whole warp: the exact value, then the offer.
