@@ -104,7 +104,7 @@ struct squared_below_threshold {
   /// The answer for a certain pair, from its squared value.
   __host__ __device__ bool operator()(float s) const { return s < pass; }
   /// Without outward_interval's finiteness test (two comparisons per pair fewer): the squared
-  /// margin holds 2^-22 |s| (row_margin), so an infinite s comes with m = inf and a NaN end on
+  /// margin is at least 2^-22 |s| (row_margin), so an infinite s comes with m = inf and a NaN end on
   /// its own side, an infinite or NaN m makes both ends infinite or NaN, and NaN fails both
   /// comparisons; with s and m finite, an end that rounds to +-inf still bounds float(S) (pass
   /// is finite, and lo is never +inf). So the two tests alone decide exactly when the guarded
