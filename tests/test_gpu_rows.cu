@@ -66,6 +66,22 @@ TYPED_TEST(GpuRows, CountsOnTiesEqualTheCpu)
   }
 }
 
+// More tile pairs than blocks (20 and 22 tiles of 128 rows: 210 to 440 tile pairs on the
+// persistent grid), so that blocks take several in turn and load each next one's first chunks
+// while classifying the one before (mma_traversal::run, core::begin); D = 130 takes wgmma on
+// sm_90a for 16-bit rows, D = 7 mma.sync.
+TYPED_TEST(GpuRows, ManyTilePairsPerBlockEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  using T = TypeParam;
+  for (int dims : {7, 130}) {
+    tbt::host_rows<T> const a(2500, dims, 300 + dims), b(2700, dims, 400 + dims);
+    counts_on_every_metric(self_pairs(a.view()), a);
+    counts_on_every_metric(cross_pairs(a.view(), b.view()), a);
+    if (dims == 7) { counts_on_every_metric(ordered_pairs(a.view()), a); }
+  }
+}
+
 TYPED_TEST(GpuRows, HistogramsWithEveryPairOnAnEdgeEqualTheCpu)
 {
   TBT_REQUIRE_GPU();

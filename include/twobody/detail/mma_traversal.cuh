@@ -848,11 +848,11 @@ struct mma_traversal {
             row_margin<M>(acc[mt][nt][e], fa[mt][e >> 1], fb[nt][e & 1], p.rho, p.abs_term, v, m);
             bool const pair    = decltype(whole)::value || is_pair(i, j);
             bool const certain = p.rule.certain(v, m);
-            if (pair && !certain) { pending |= 1ull << (mt * 16 + r); }
+            if (pair & !certain) { pending |= 1ull << (mt * 16 + r); }
             if constexpr (Weighted) {
-              use(v, v, i, j, static_cast<double>(wa[mt][e >> 1]) * static_cast<double>(wb[nt][e & 1]), pair && certain);
+              use(v, v, i, j, static_cast<double>(wa[mt][e >> 1]) * static_cast<double>(wb[nt][e & 1]), pair & certain);
             } else {
-              use(v, v, i, j, unweighted{}, pair && certain);
+              use(v, v, i, j, unweighted{}, pair & certain);
             }
           });
         }
