@@ -683,6 +683,53 @@ struct mma_tile_products : row_tile_pair<T> {
 /// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
 /// cores' mma_tile_products, or simt_row_products on the CUDA cores), each turned into a value
 /// and its margin, certain pairs to the visitor, the others recomputed exactly.
+/// The pairs marked in the warps' `pending` masks (bit mt * 16 + nt * 4 + e of the core's
+/// layout), each handed to fn(row, col) (in the tile pair) by a whole warp: each warp lists its
+/// pairs in the core's scratch, and the warps take the block's list in turn, so that a tile pair
+/// waits on about total / 8 recomputations rather than on the warp with the most (each one waits
+/// on reads of two rows from memory). A warp with more pairs than its share of the scratch keeps
+/// them and takes them itself. Block-wide (one barrier); empties the masks. The scratch must be
+/// free: nothing reads it after the previous barrier.
+template <class Core, class Fn>
+__device__ void for_each_pending_of_block(Core const& tiles, unsigned long long& pending, Fn&& fn)
+{
+  constexpr int warps = Core::block_threads / 32;
+  constexpr int cap   = (Core::scratch_words - warps) / warps;  ///< list entries per warp
+  int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+  std::uint32_t* const list   = tiles.scratch();
+  std::uint32_t* const counts = list + warps * cap;
+  int const mine = __popcll(static_cast<long long>(pending));
+  int below      = mine;  // inclusive prefix over the lanes
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    int const y = __shfl_up_sync(0xffffffffu, below, o);
+    if (lane >= o) { below += y; }
+  }
+  int const listed = __shfl_sync(0xffffffffu, below, 31);
+  bool const fits  = listed <= cap;
+  if (fits) {
+    int at = warp * cap + below - mine;
+    for (unsigned long long bits = pending; bits != 0; bits &= bits - 1) {
+      int row = 0, col = 0;
+      Core::pending_element(__ffsll(static_cast<long long>(bits)) - 1, warp & 1, warp >> 1, lane, row, col);
+      list[at++] = static_cast<std::uint32_t>(row * Core::TS + col);
+    }
+    pending = 0;
+  }
+  if (lane == 0) { counts[warp] = fits ? static_cast<std::uint32_t>(listed) : 0u; }
+  __syncthreads();
+  int total = 0;
+#pragma unroll
+  for (int w = 0; w < warps; ++w) { total += static_cast<int>(counts[w]); }
+  for (int k = warp; k < total; k += warps) {
+    int w = 0, i = k;
+    while (i >= static_cast<int>(counts[w])) { i -= static_cast<int>(counts[w++]); }
+    std::uint32_t const rc = list[w * cap + i];
+    fn(static_cast<int>(rc / Core::TS), static_cast<int>(rc % Core::TS));
+  }
+  Core::for_each_pending(pending, fn);
+}
+
 template <class T, row_metric_kind M, class Rule, bool Weighted, class Core = mma_tile_products<T>>
 struct mma_traversal {
   using core                             = Core;
@@ -756,49 +803,12 @@ struct mma_traversal {
     }
   }
 
-  /// The pairs marked in the warps' `pending` masks, recomputed exactly: each warp lists its
-  /// pairs in the core's scratch, and the warps take the block's list in turn, so that a tile
-  /// pair waits on about total / 8 recomputations rather than on the warp with the most (each
-  /// one at D = 4096 waits on reads of two rows from memory). A warp with more pairs than its
-  /// share of the scratch keeps them and recomputes them itself. Empties the masks.
+  /// The pairs marked in the warps' `pending` masks, recomputed exactly and visited, shared out
+  /// over the block's warps (for_each_pending_of_block). Empties the masks.
   template <class Visitor>
   __device__ void visit_pending(Visitor& out, unsigned long long& pending, size_type row_start, size_type col_start)
   {
-    constexpr int warps = block_threads / 32;
-    constexpr int cap   = (core::scratch_words - warps) / warps;  ///< list entries per warp
-    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
-    std::uint32_t* const list   = tiles.scratch();
-    std::uint32_t* const counts = list + warps * cap;
-    int const mine = __popcll(static_cast<long long>(pending));
-    int below      = mine;  // inclusive prefix over the lanes
-#pragma unroll
-    for (int o = 1; o < 32; o *= 2) {
-      int const y = __shfl_up_sync(0xffffffffu, below, o);
-      if (lane >= o) { below += y; }
-    }
-    int const listed = __shfl_sync(0xffffffffu, below, 31);
-    bool const fits  = listed <= cap;
-    if (fits) {
-      int at = warp * cap + below - mine;
-      for (unsigned long long bits = pending; bits != 0; bits &= bits - 1) {
-        int row = 0, col = 0;
-        core::pending_element(__ffsll(static_cast<long long>(bits)) - 1, warp & 1, warp >> 1, lane, row, col);
-        list[at++] = static_cast<std::uint32_t>(row * TS + col);
-      }
-      pending = 0;
-    }
-    if (lane == 0) { counts[warp] = fits ? static_cast<std::uint32_t>(listed) : 0u; }
-    __syncthreads();
-    int total = 0;
-#pragma unroll
-    for (int w = 0; w < warps; ++w) { total += static_cast<int>(counts[w]); }
-    for (int k = warp; k < total; k += warps) {
-      int w = 0, i = k;
-      while (i >= static_cast<int>(counts[w])) { i -= static_cast<int>(counts[w++]); }
-      std::uint32_t const rc = list[w * cap + i];
-      visit_exact(out, row_start + rc / TS, col_start + rc % TS);
-    }
-    core::for_each_pending(pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
+    for_each_pending_of_block(tiles, pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
   }
 
   template <class Source, class Visitor>
@@ -988,6 +998,7 @@ struct mma_nearest_traversal {
 #pragma unroll
       for (int h = 0; h < 2; ++h) { bound[mt][h] = fminf(bound[mt][h], caps[core::element_row(wm, mt, 2 * h, g)]); }
     }
+    __syncthreads();  // the caps are read before the scratch takes the pending list (for_each_pending_of_block)
   }
 
   __device__ mma_nearest_traversal(params const& p_, temp_storage&, unsigned char* stages)
@@ -1061,8 +1072,11 @@ struct mma_nearest_traversal {
           filter(cuda::std::false_type{});
         }
 
-        // One partner at a time by the whole warp: the exact value, then the offer.
-        core::for_each_pending(pending, [&](int r, int c) {
+        // One partner at a time by a whole warp, shared out over the block's warps (a warp with
+        // many partners to recompute held the others at the next tile's first barrier: 28% of the
+        // stall samples at k = 10, D = 128): the exact value, then the offer (any warp may offer
+        // to any row's list: the lists take concurrent offers).
+        for_each_pending_of_block(tiles, pending, [&](int r, int c) {
           size_type const j = col_start + c;
           float const v     = tiles.exact_value(M, row_start + r, j);
           if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
