@@ -5,14 +5,7 @@
 # test_gpu_tile_forms test_gpu_histogram), $SAN_TOOLS (default memcheck racecheck) on $SAN_FILTER, then
 # bench_bins' rows matching $ROWS (default: the SDH and RDF from 65536 to 1 M bins, one-call,
 # spill and ordered passes). TWOBODY_COMMIT names the commit in the JSON; results in $OUT.
-if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
-  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
-fi
-set -uo pipefail
-OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-[[ -f .bin/bin.tar.xz ]] && tar -xJf .bin/bin.tar.xz -C .bin
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt"
+source "$(dirname "$0")/gpu-carried.sh" "$@"  # --help, $OUT, the carried binaries, gpu.txt
 for t in ${TESTS-test_gpu_tile_forms test_gpu_histogram}; do
   [[ -x .bin/$t ]] || continue
   .bin/$t > "/tmp/$t.log" 2>&1

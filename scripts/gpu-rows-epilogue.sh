@@ -6,14 +6,7 @@
 # First the carried tests in $TESTS (logs of failures in $OUT) and compute-sanitizer memcheck on
 # $SAN_TESTS ($SAN_FILTER).
 # Results in $OUT: bench_{before,after}_{round}.json, simt.json, ncu_*.sass.csv (gzip).
-if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
-fi
-set -uo pipefail
-OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
-export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-[[ -f .bin/bin.tar.xz ]] && tar -xJf .bin/bin.tar.xz -C .bin
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/gpu.txt"
+source "$(dirname "$0")/gpu-carried.sh" "$@"  # --help, $OUT, the carried binaries, gpu.txt
 for t in ${TESTS-test_gpu_rows test_gpu_row_join test_gpu_nearest}; do
   [[ -x .bin/$t ]] || continue
   timeout 300 .bin/$t > "/tmp/$t.log" 2>&1; rc=$?
