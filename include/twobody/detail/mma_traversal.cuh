@@ -680,9 +680,6 @@ struct mma_tile_products : row_tile_pair<T> {
 #endif
 };
 
-/// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
-/// cores' mma_tile_products, or simt_row_products on the CUDA cores), each turned into a value
-/// and its margin, certain pairs to the visitor, the others recomputed exactly.
 /// The pairs marked in the warps' `pending` masks (bit mt * 16 + nt * 4 + e of the core's
 /// layout), each handed to fn(row, col) (in the tile pair) by a whole warp: each warp lists its
 /// pairs in the core's scratch, and the warps take the block's list in turn, so that a tile pair
@@ -730,6 +727,9 @@ __device__ void for_each_pending_of_block(Core const& tiles, unsigned long long&
   Core::for_each_pending(pending, fn);
 }
 
+/// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
+/// cores' mma_tile_products, or simt_row_products on the CUDA cores), each turned into a value
+/// and its margin, certain pairs to the visitor, the others recomputed exactly.
 template <class T, row_metric_kind M, class Rule, bool Weighted, class Core = mma_tile_products<T>>
 struct mma_traversal {
   using core                             = Core;
