@@ -288,12 +288,34 @@ struct row_tile_pair {
     }
   }
 
+  /// The exact values of metric M for pairs q < count of (i[q], j[q]), by the whole warp (every
+  /// lane gets them; the pairs' memory round trips overlap: exact_sums_warp).
+  template <int B>
+  __device__ void exact_values(row_metric_kind m, size_type const (&i)[B], size_type const (&j)[B], int count, float (&v)[B]) const
+  {
+    T const* ra[B];
+    T const* rb[B];
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      ra[q] = a.data + (q < count ? i[q] : i[0]) * dims_padded;
+      rb[q] = b.data + (q < count ? j[q] : j[0]) * dims_padded;
+    }
+    double s[B];
+    exact_sums_warp<B>(ra, rb, count, dims_padded, sums_products(m), s);
+    bool const cos_ = m == row_metric_kind::cosine_similarity || m == row_metric_kind::cosine_distance;
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      if (q < count) { v[q] = metric_from_sum(m, s[q], cos_ ? a.exact_norms[i[q]] : 0.0, cos_ ? b.exact_norms[j[q]] : 0.0); }
+    }
+  }
+
   /// The exact value of metric M for (i, j), by the whole warp (every lane gets it).
   __device__ float exact_value(row_metric_kind m, size_type i, size_type j) const
   {
-    double const s  = exact_sum_warp(a.data + i * dims_padded, b.data + j * dims_padded, dims_padded, sums_products(m));
-    bool const cos_ = m == row_metric_kind::cosine_similarity || m == row_metric_kind::cosine_distance;
-    return metric_from_sum(m, s, cos_ ? a.exact_norms[i] : 0.0, cos_ ? b.exact_norms[j] : 0.0);
+    size_type const is[1] = {i}, js[1] = {j};
+    float v[1];
+    exact_values<1>(m, is, js, 1, v);
+    return v[0];
   }
 };
 
@@ -681,14 +703,15 @@ struct mma_tile_products : row_tile_pair<T> {
 };
 
 /// The pairs marked in the warps' `pending` masks (bit mt * 16 + nt * 4 + e of the core's
-/// layout), each handed to fn(row, col) (in the tile pair) by a whole warp: each warp lists its
-/// pairs in the core's scratch, and the warps take the block's list in turn, so that a tile pair
-/// waits on about total / 8 recomputations rather than on the warp with the most (each one waits
-/// on reads of two rows from memory). A warp with more pairs than its share of the scratch keeps
-/// them and takes them itself. Block-wide (one barrier); empties the masks. The scratch must be
-/// free: nothing reads it after the previous barrier.
-template <class Core, class Fn>
-__device__ void for_each_pending_of_block(Core const& tiles, unsigned long long& pending, Fn&& fn)
+/// layout), handed B at a time to fn(count, rows, cols) (count <= B pairs, rows and cols in the
+/// tile pair) by a whole warp: each warp lists its pairs in the core's scratch, and each warp
+/// takes an even share of the block's list, B entries at a time, so that a tile pair waits on
+/// about total / (8 B) batches of recomputations rather than on the warp with the most (each
+/// batch waits on reads of rows from memory). A warp with more pairs than its share of the scratch
+/// keeps them and takes them itself, one at a time. Block-wide (one barrier); empties the
+/// masks. The scratch must be free: nothing reads it after the previous barrier.
+template <int B, class Core, class Fn>
+__device__ void for_each_pending_batch_of_block(Core const& tiles, unsigned long long& pending, Fn&& fn)
 {
   constexpr int warps = Core::block_threads / 32;
   constexpr int cap   = (Core::scratch_words - warps) / warps;  ///< list entries per warp
@@ -718,13 +741,32 @@ __device__ void for_each_pending_of_block(Core const& tiles, unsigned long long&
   int total = 0;
 #pragma unroll
   for (int w = 0; w < warps; ++w) { total += static_cast<int>(counts[w]); }
-  for (int k = warp; k < total; k += warps) {
-    int w = 0, i = k;
+  // Warp `warp` takes its even share of the list, B entries at a time: each warp then waits on
+  // about total / 8 recomputations. (Strided batches of B consecutive entries left a few warps
+  // with the most: knn at k = 10 slower; entries warp + 8 (B b + q) measured 3-4% slower for knn
+  // than these shares.)
+  int const share_end = total * (warp + 1) / warps;
+  for (int k = total * warp / warps; k < share_end; k += B) {
+    int const count = share_end - k < B ? share_end - k : B;
+    int w = 0, i = k;  // entry k: the i-th of warp w's list
     while (i >= static_cast<int>(counts[w])) { i -= static_cast<int>(counts[w++]); }
-    std::uint32_t const rc = list[w * cap + i];
-    fn(static_cast<int>(rc / Core::TS), static_cast<int>(rc % Core::TS));
+    int rows[B], cols[B];
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      rows[q] = cols[q] = 0;
+      if (q < count) {
+        std::uint32_t const rc = list[w * cap + i];
+        rows[q]                = static_cast<int>(rc / Core::TS);
+        cols[q]                = static_cast<int>(rc % Core::TS);
+        for (++i; q + 1 < count && i >= static_cast<int>(counts[w]); i = 0) { ++w; }  // the next listed entry
+      }
+    }
+    fn(count, rows, cols);
   }
-  Core::for_each_pending(pending, fn);
+  Core::for_each_pending(pending, [&](int row, int col) {
+    int rows[B] = {row}, cols[B] = {col};
+    fn(1, rows, cols);
+  });
 }
 
 /// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
@@ -782,12 +824,12 @@ struct mma_traversal {
     }
   }
 
+  /// Pair (i, j) at its exact value `exact` (the metric's, from exact_values), visited by the warp.
   template <class Visitor>
-  __device__ void visit_exact(Visitor& out, size_type i, size_type j)
+  __device__ void visit_exact(Visitor& out, size_type i, size_type j, float exact)
   {
-    float const v     = exact_answer_value(p.rule, tiles.exact_value(exact_metric_v<Rule, M>, i, j));
+    float const v     = exact_answer_value(p.rule, exact);
     bool const leader = (threadIdx.x & 31u) == 0;
-    if (leader && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
     if constexpr (has_warp_visits<Visitor>::value) {
       if constexpr (Weighted) {
         out.visit_by_warp(v, v, i, j, static_cast<double>(p.a.terms[i].weight) * static_cast<double>(p.b.terms[j].weight), leader);
@@ -803,12 +845,34 @@ struct mma_traversal {
     }
   }
 
+  /// Pairs a warp recomputes at once (their round trips overlap): 4 for float rows (counts 5-7%
+  /// faster, TF32 leaves 0.2-0.3% of the pairs to recompute), 1 for 16-bit rows (4 made their
+  /// counts 7% slower at D <= 128 and 19% at D = 960, where pairs to recompute are few and the
+  /// batch's registers cost the whole kernel; H100, bench_highdim).
+  static constexpr int recompute_batch = sizeof(T) == 4 ? 4 : 1;
+
   /// The pairs marked in the warps' `pending` masks, recomputed exactly and visited, shared out
-  /// over the block's warps (for_each_pending_of_block). Empties the masks.
+  /// over the block's warps `recompute_batch` at a time (for_each_pending_batch_of_block).
+  /// Empties the masks.
   template <class Visitor>
   __device__ void visit_pending(Visitor& out, unsigned long long& pending, size_type row_start, size_type col_start)
   {
-    for_each_pending_of_block(tiles, pending, [&](int r, int c) { visit_exact(out, row_start + r, col_start + c); });
+    for_each_pending_batch_of_block<recompute_batch>(
+      tiles, pending, [&](int count, int const (&r)[recompute_batch], int const (&c)[recompute_batch]) {
+        size_type i[recompute_batch], j[recompute_batch];
+#pragma unroll
+        for (int q = 0; q < recompute_batch; ++q) {
+          i[q] = row_start + r[q];
+          j[q] = col_start + c[q];
+        }
+        float v[recompute_batch];
+        tiles.exact_values(exact_metric_v<Rule, M>, i, j, count, v);
+        if ((threadIdx.x & 31u) == 0 && p.refined != nullptr) { atomicAdd(p.refined, static_cast<unsigned long long>(count)); }
+#pragma unroll
+        for (int q = 0; q < recompute_batch; ++q) {
+          if (q < count) { visit_exact(out, i[q], j[q], v[q]); }
+        }
+      });
   }
 
   template <class Source, class Visitor>
@@ -937,6 +1001,7 @@ struct mma_nearest_traversal {
   using temp_storage                     = typename core::temp_storage;
   static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
   static constexpr int minima_per_row        = 16;  ///< threads holding a row's products: 4 warps x 4 lanes
+  static constexpr int recompute_batch       = 4;   ///< partners a warp recomputes at once
   static_assert(TS * (minima_per_row + 1) <= core::scratch_words, "the first tile's bounds fit in the core's scratch");
 
   params const& p;
@@ -998,7 +1063,7 @@ struct mma_nearest_traversal {
 #pragma unroll
       for (int h = 0; h < 2; ++h) { bound[mt][h] = fminf(bound[mt][h], caps[core::element_row(wm, mt, 2 * h, g)]); }
     }
-    __syncthreads();  // the caps are read before the scratch takes the pending list (for_each_pending_of_block)
+    __syncthreads();  // the caps are read before the scratch takes the pending list (for_each_pending_batch_of_block)
   }
 
   __device__ mma_nearest_traversal(params const& p_, temp_storage&, unsigned char* stages)
@@ -1072,15 +1137,26 @@ struct mma_nearest_traversal {
           filter(cuda::std::false_type{});
         }
 
-        // One partner at a time by a whole warp, shared out over the block's warps (a warp with
-        // many partners to recompute held the others at the next tile's first barrier: 28% of the
-        // stall samples at k = 10, D = 128): the exact value, then the offer (any warp may offer
-        // to any row's list: the lists take concurrent offers).
-        for_each_pending_of_block(tiles, pending, [&](int r, int c) {
-          size_type const j = col_start + c;
-          float const v     = tiles.exact_value(M, row_start + r, j);
-          if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, 1ull); }
-          if (!isnan(v)) { out.offer(r, larger_nearer ? -v : v, j); }
+        // Partners by whole warps, shared out over the block's warps (a warp with many partners
+        // to recompute held the others at the next tile's first barrier: 28% of the stall
+        // samples at k = 10, D = 128), `recompute_batch` at a time so that their round trips to
+        // memory overlap: the exact values, then the offers (any warp may offer to any row's
+        // list: the lists take concurrent offers).
+        for_each_pending_batch_of_block<recompute_batch>(tiles, pending, [&](int count, int const (&r)[recompute_batch],
+                                                                            int const (&c)[recompute_batch]) {
+          size_type i[recompute_batch], j[recompute_batch];
+#pragma unroll
+          for (int q = 0; q < recompute_batch; ++q) {
+            i[q] = row_start + r[q];
+            j[q] = col_start + c[q];
+          }
+          float v[recompute_batch];
+          tiles.exact_values(M, i, j, count, v);
+          if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, static_cast<unsigned long long>(count)); }
+#pragma unroll
+          for (int q = 0; q < recompute_batch; ++q) {
+            if (q < count && !isnan(v[q])) { out.offer(r[q], larger_nearer ? -v[q] : v[q], j[q]); }
+          }
         });
       }
       out.end_unit();

@@ -54,24 +54,19 @@ __host__ __device__ constexpr bool sums_products(row_metric_kind m)
          m == row_metric_kind::cosine_distance;
 }
 
+/// One term of a sum, by one fma: the product x y, or the square of x - y.
+__host__ __device__ inline double exact_term(double s, double x, double y, bool products)
+{
+  double const d = products ? x : x - y;
+  return fma(d, products ? y : d, s);
+}
+
 /// Lane `lane`'s partial sum over k = lane, lane + 32, ... < dims.
 template <class T>
 __host__ __device__ inline double lane_partial(T const* a, T const* b, int dims, int lane, bool products)
 {
   double s = 0.0;
-  // Unrolled so that a warp's loads overlap; the sum stays one chain in k order.
-#ifdef __CUDA_ARCH__
-#pragma unroll 4
-#endif
-  for (int k = lane; k < dims; k += exact_lanes) {
-    double const x = as_double(a[k]), y = as_double(b[k]);
-    if (products) {
-      s = fma(x, y, s);
-    } else {
-      double const d = x - y;
-      s              = fma(d, d, s);
-    }
-  }
+  for (int k = lane; k < dims; k += exact_lanes) { s = exact_term(s, as_double(a[k]), as_double(b[k]), products); }
   return s;
 }
 
@@ -109,53 +104,85 @@ __device__ inline void slice_elements(std::uint32_t word, int lane, double& firs
   second = pick(hi);
 }
 
-/// The exact sum by one warp (every lane gets it): the same order as exact_sum_host.
-/// 16-bit rows of at least 256 elements in whole 64-element slices (the staged rows) are read a
-/// word per lane and slice,
-/// 16 slices of both rows in flight, and the elements handed to the lanes that sum them by
-/// shuffles: at D = 4096 a pair waits on 4 round trips to memory instead of 32 (each lane's
-/// 2-byte loads, 4 in flight).
-template <class T>
-__device__ inline double exact_sum_warp(T const* a, T const* b, int dims, bool products)
+/// The exact sums of pairs q < count of up to B pairs (a[q], b[q]) by one warp (every lane gets
+/// them), each in exact_sum_host's order. The pairs' loads and sums are interleaved, so a warp
+/// waits on memory once per batch of pairs rather than once per pair (a recomputation is a
+/// round trip to memory and a chain of dependent shuffles). 16-bit rows of at least 256
+/// elements in whole 64-element slices (the staged rows) are read a word per lane and slice, up
+/// to 32 slices of both rows in flight (16 for one pair), the elements handed to the lanes that
+/// sum them by shuffles: at D = 4096 a pair waits on 4 round trips to memory instead of 32.
+template <int B, class T>
+__device__ inline void exact_sums_warp(T const* const (&a)[B], T const* const (&b)[B], int count, int dims, bool products,
+                                       double (&s)[B])
 {
   int const lane = static_cast<int>(threadIdx.x & 31u);
-  double s       = 0.0;
-  bool const words = sizeof(T) == 2 && dims >= 256 && dims % 64 == 0 && reinterpret_cast<std::uintptr_t>(a) % 4 == 0 &&
-                     reinterpret_cast<std::uintptr_t>(b) % 4 == 0;
+  bool words     = sizeof(T) == 2 && dims >= 256 && dims % 64 == 0;
+#pragma unroll
+  for (int q = 0; q < B; ++q) {
+    s[q] = 0.0;
+    if (q < count) {
+      words = words && reinterpret_cast<std::uintptr_t>(a[q]) % 4 == 0 && reinterpret_cast<std::uintptr_t>(b[q]) % 4 == 0;
+    }
+  }
   if constexpr (sizeof(T) == 2) {
     if (words) {
-      constexpr int batch = 16;
-      auto const* wa = reinterpret_cast<std::uint32_t const*>(a);
-      auto const* wb = reinterpret_cast<std::uint32_t const*>(b);
+      // Slices of each pair per round: 16 for one pair, 8 for more (16 slices of 4 pairs, 128
+      // registers, made the 16-bit kernels slower: knn at D = 960 3-7%).
+      constexpr int batch = B == 1 ? 16 : 8;
       int const slices = dims / 64;
-      auto add = [&](double x, double y) {
-        double const d = products ? x : x - y;
-        s              = fma(d, products ? y : d, s);
-      };
       for (int m0 = 0; m0 < slices; m0 += batch) {
-        std::uint32_t xa[batch], xb[batch];
+        std::uint32_t xa[B][batch], xb[B][batch];
 #pragma unroll
-        for (int q = 0; q < batch; ++q) {
-          bool const in = m0 + q < slices;
-          xa[q]         = in ? wa[32 * (m0 + q) + lane] : 0u;
-          xb[q]         = in ? wb[32 * (m0 + q) + lane] : 0u;
+        for (int q = 0; q < B; ++q) {
+          auto const* wa = reinterpret_cast<std::uint32_t const*>(a[q]);
+          auto const* wb = reinterpret_cast<std::uint32_t const*>(b[q]);
+#pragma unroll
+          for (int r = 0; r < batch; ++r) {
+            bool const in = q < count && m0 + r < slices;
+            xa[q][r]      = in ? wa[32 * (m0 + r) + lane] : 0u;
+            xb[q][r]      = in ? wb[32 * (m0 + r) + lane] : 0u;
+          }
         }
 #pragma unroll
-        for (int q = 0; q < batch; ++q) {
-          if (m0 + q < slices) {  // the same for the whole warp
-            double a0, a1, b0, b1;
-            slice_elements<T>(xa[q], lane, a0, a1);
-            slice_elements<T>(xb[q], lane, b0, b1);
-            add(a0, b0);  // element 64 m + lane, then 64 m + 32 + lane: lane_partial's order
-            add(a1, b1);
+        for (int q = 0; q < B; ++q) {
+#pragma unroll
+          for (int r = 0; r < batch; ++r) {
+            if (q < count && m0 + r < slices) {  // the same for the whole warp
+              double a0, a1, b0, b1;
+              slice_elements<T>(xa[q][r], lane, a0, a1);
+              slice_elements<T>(xb[q][r], lane, b0, b1);
+              s[q] = exact_term(s[q], a0, b0, products);  // element 64 m + lane, then 64 m + 32 + lane: lane_partial's order
+              s[q] = exact_term(s[q], a1, b1, products);
+            }
           }
         }
       }
     }
   }
-  if (!words) { s = lane_partial(a, b, dims, lane, products); }
-  for (int o = exact_lanes / 2; o >= 1; o /= 2) { s = s + __shfl_xor_sync(0xffffffffu, s, o); }
-  return s;
+  if (!words) {
+#pragma unroll 4
+    for (int k = lane; k < dims; k += exact_lanes) {
+#pragma unroll
+      for (int q = 0; q < B; ++q) {
+        if (q < count) { s[q] = exact_term(s[q], as_double(a[q][k]), as_double(b[q][k]), products); }
+      }
+    }
+  }
+  for (int o = exact_lanes / 2; o >= 1; o /= 2) {
+#pragma unroll
+    for (int q = 0; q < B; ++q) { s[q] = s[q] + __shfl_xor_sync(0xffffffffu, s[q], o); }
+  }
+}
+
+/// The exact sum of one pair by one warp (every lane gets it): exact_sums_warp of one pair.
+template <class T>
+__device__ inline double exact_sum_warp(T const* a, T const* b, int dims, bool products)
+{
+  T const* const as[1] = {a};
+  T const* const bs[1] = {b};
+  double s[1];
+  exact_sums_warp<1>(as, bs, 1, dims, products, s);
+  return s[0];
 }
 #endif
 

@@ -87,7 +87,11 @@ struct nearest_lists_visitor {
   /// if it beats the list's last entry.
   __device__ void offer(int r, float score, size_type j)
   {
-    int const lane             = static_cast<int>(threadIdx.x & 31u);
+    int const lane = static_cast<int>(threadIdx.x & 31u);
+    // Above the bound (a stale one is only higher), it cannot beat the last entry: no lock. One
+    // lane reads the bound, so that the whole warp takes the same way (another warp may lower it
+    // between two lanes' reads).
+    if (score > __shfl_sync(0xffffffffu, lane == 0 ? bound(r) : 0.0f, 0)) { return; }
     neighbor_key const key     = make_neighbor_key(score, static_cast<std::uint32_t>(j));
     neighbor_key volatile* lst = list(r);
     int const k                = p.k;
@@ -97,10 +101,10 @@ struct nearest_lists_visitor {
     }
     __syncwarp();
     if (key < lst[k - 1]) {
-      // Its position: the entries below it (the list is sorted, keys are distinct).
+      // Its position: the entries below it (the list is sorted, keys are distinct), a ballot per
+      // 32 entries.
       int below = 0;
-      for (int q = lane; q < k; q += 32) { below += lst[q] < key ? 1 : 0; }
-      for (int o = 16; o >= 1; o /= 2) { below += __shfl_xor_sync(0xffffffffu, below, o); }
+      for (int c = 0; c < k; c += 32) { below += __popc(__ballot_sync(0xffffffffu, c + lane < k && lst[c + lane] < key)); }
       __syncwarp();  // every lane has read the list before any entry moves
       // Entries below .. k - 2 move up one, 32 at a time from the top, each chunk read before written.
       for (int c = (k - 1) / 32 * 32; c + 31 > below; c -= 32) {
