@@ -769,6 +769,30 @@ __device__ void for_each_pending_batch_of_block(Core const& tiles, unsigned long
   });
 }
 
+/// for_each_pending_batch_of_block with the pairs' exact values of metric `m`: fn(r, c, i, j, v)
+/// for each pair, by the whole warp (r, c in the tile pair, i, j in the sets, v the exact value).
+/// Counts the pairs in `*refined` where it is set (benchmarks).
+template <int B, class Core, class Fn>
+__device__ void for_each_pending_exact_of_block(Core const& tiles, unsigned long long& pending, row_metric_kind m,
+                                                size_type row_start, size_type col_start, unsigned long long* refined, Fn&& fn)
+{
+  for_each_pending_batch_of_block<B>(tiles, pending, [&](int count, int const (&r)[B], int const (&c)[B]) {
+    size_type i[B], j[B];
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      i[q] = row_start + r[q];
+      j[q] = col_start + c[q];
+    }
+    float v[B];
+    tiles.exact_values(m, i, j, count, v);
+    if ((threadIdx.x & 31u) == 0 && refined != nullptr) { atomicAdd(refined, static_cast<unsigned long long>(count)); }
+#pragma unroll
+    for (int q = 0; q < B; ++q) {
+      if (q < count) { fn(r[q], c[q], i[q], j[q], v[q]); }
+    }
+  });
+}
+
 /// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
 /// cores' mma_tile_products, or simt_row_products on the CUDA cores), each turned into a value
 /// and its margin, certain pairs to the visitor, the others recomputed exactly.
@@ -857,22 +881,8 @@ struct mma_traversal {
   template <class Visitor>
   __device__ void visit_pending(Visitor& out, unsigned long long& pending, size_type row_start, size_type col_start)
   {
-    for_each_pending_batch_of_block<recompute_batch>(
-      tiles, pending, [&](int count, int const (&r)[recompute_batch], int const (&c)[recompute_batch]) {
-        size_type i[recompute_batch], j[recompute_batch];
-#pragma unroll
-        for (int q = 0; q < recompute_batch; ++q) {
-          i[q] = row_start + r[q];
-          j[q] = col_start + c[q];
-        }
-        float v[recompute_batch];
-        tiles.exact_values(exact_metric_v<Rule, M>, i, j, count, v);
-        if ((threadIdx.x & 31u) == 0 && p.refined != nullptr) { atomicAdd(p.refined, static_cast<unsigned long long>(count)); }
-#pragma unroll
-        for (int q = 0; q < recompute_batch; ++q) {
-          if (q < count) { visit_exact(out, i[q], j[q], v[q]); }
-        }
-      });
+    for_each_pending_exact_of_block<recompute_batch>(tiles, pending, exact_metric_v<Rule, M>, row_start, col_start, p.refined,
+                                                     [&](int, int, size_type i, size_type j, float v) { visit_exact(out, i, j, v); });
   }
 
   template <class Source, class Visitor>
@@ -1142,22 +1152,10 @@ struct mma_nearest_traversal {
         // samples at k = 10, D = 128), `recompute_batch` at a time so that their round trips to
         // memory overlap: the exact values, then the offers (any warp may offer to any row's
         // list: the lists take concurrent offers).
-        for_each_pending_batch_of_block<recompute_batch>(tiles, pending, [&](int count, int const (&r)[recompute_batch],
-                                                                            int const (&c)[recompute_batch]) {
-          size_type i[recompute_batch], j[recompute_batch];
-#pragma unroll
-          for (int q = 0; q < recompute_batch; ++q) {
-            i[q] = row_start + r[q];
-            j[q] = col_start + c[q];
-          }
-          float v[recompute_batch];
-          tiles.exact_values(M, i, j, count, v);
-          if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, static_cast<unsigned long long>(count)); }
-#pragma unroll
-          for (int q = 0; q < recompute_batch; ++q) {
-            if (q < count && !isnan(v[q])) { out.offer(r[q], larger_nearer ? -v[q] : v[q], j[q]); }
-          }
-        });
+        for_each_pending_exact_of_block<recompute_batch>(tiles, pending, M, row_start, col_start, p.refined,
+                                                         [&](int r, int, size_type, size_type j, float v) {
+                                                           if (!isnan(v)) { out.offer(r, larger_nearer ? -v : v, j); }
+                                                         });
       }
       out.end_unit();
     }
