@@ -199,3 +199,78 @@ TEST(GpuFastPaths, PerPointSumsMatchCpu)
   EXPECT_EQ(v, std::vector<float>(300, 0.f));
   EXPECT_THROW(sum_per_point(self_pairs(h.view()), gaussian_kernel(1.f)), twobody::error);
 }
+
+// The host-synchronous per-point form sums into per-thread scratch that must be zero again after
+// every call (its last block moves the sums to mapped host memory and clears them): calls in a
+// row, with different sizes and functors, each equal the CPU's exact neighbour counts.
+template <class T>
+void check_per_point_host_calls(std::int64_t n)
+{
+  tbt::host_points<T, 3> h(n, 44), hq(n / 3 + 1, 45);
+  tbt::device_points<T, 3> d(h);
+  for (T r : {T(5), T(9), T(5)}) {
+    std::vector<T> want(n);
+    cpu::sum_per_point(ordered_pairs(h.view()), within_radius(r), want.data());
+    EXPECT_EQ(sum_per_point(ordered_pairs(d.view()), within_radius(r)), want) << "ordered n=" << n << " r=" << r;
+    // Host points (staged) and a cross set: another size through the same scratch.
+    std::vector<T> want_cross(hq.view().size);
+    cpu::sum_per_point(cross_pairs(hq.view(), h.view()), within_radius(r), want_cross.data());
+    EXPECT_EQ(sum_per_point(cross_pairs(hq.view(), d.view()), within_radius(r)), want_cross) << "cross n=" << n << " r=" << r;
+  }
+}
+
+TEST(GpuFastPaths, PerPointHostFormLeavesItsScratchZero)
+{
+  TBT_REQUIRE_GPU();
+  // 2 points; a tile's worth; past the cooperative limit; the scratch's capacity for float
+  // (16384 sums) and for double (8192); one past each (the device result and copy back).
+  for (std::int64_t n : {2, 300, 4097, 16384, 16385}) { check_per_point_host_calls<float>(n); }
+  for (std::int64_t n : {8192, 8193}) { check_per_point_host_calls<double>(n); }
+  // One point has no partner: all zeros, and nothing is launched.
+  tbt::host_points<float, 3> one(1, 46);
+  EXPECT_EQ(sum_per_point(ordered_pairs(one.view()), within_radius(5.f)), std::vector<float>(1, 0.f));
+}
+
+TEST(GpuFastPaths, ZeroedScratchIsZeroedAgainAfterAnUnsettledUse)
+{
+  TBT_REQUIRE_GPU();
+  constexpr std::size_t bytes = detail::zeroed_scratch::capacity;
+  EXPECT_EQ(detail::zeroed_scratch::of_thread(bytes + 1), nullptr);
+  detail::zeroed_scratch* s = detail::zeroed_scratch::of_thread(bytes);
+  ASSERT_NE(s, nullptr);
+  // A use that fails between launch and result leaves garbage and is never settled.
+  ASSERT_EQ(cudaMemset(s->as<unsigned char>(), 0x5a, bytes + sizeof(unsigned)), cudaSuccess);
+  s = detail::zeroed_scratch::of_thread(bytes);
+  std::vector<unsigned char> got(bytes + sizeof(unsigned), 1);
+  ASSERT_EQ(cudaMemcpy(got.data(), s->as<unsigned char>(), got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, std::vector<unsigned char>(got.size(), 0));
+  s->settle();
+}
+
+// The host-synchronous histogram counts into the same kind of scratch (its last block copies the
+// counts to mapped host memory and clears them): calls in a row with bin counts up to the
+// scratch's capacity (8191 bins and the outside slot of 8-byte counters) and one past it,
+// weighted and not. Integer squared distances, half-integer bin edges: exact.
+TEST(GpuFastPaths, HistogramHostFormLeavesItsScratchZero)
+{
+  TBT_REQUIRE_GPU();
+  tbt::host_points<float, 3> h(tbt::quick() ? 1500 : 5000, 47);
+  tbt::device_points<float, 3> d(h);
+  auto const hd = h.as<double>();
+  for (int width : {1, 3}) {
+    for (int nb : {64, 8191, 8192, 64, 700}) {
+      uniform_bins<float> const bins(-0.5f, -0.5f + float(nb * width), nb);
+      uniform_bins<double> const dbins(-0.5, -0.5 + double(nb * width), nb);
+      std::vector<unsigned long long> want(nb + 1);
+      cpu::histogram(self_pairs(hd.view()), squared_euclidean{}, dbins, want.data());
+      auto got = histogram(exec::gpu, self_pairs(d.view()), squared_euclidean{}, bins);
+      got.counts.push_back(got.outside);
+      EXPECT_EQ(got.counts, want) << "bins " << nb << " width " << width;
+      std::vector<double> wwant(nb + 1);
+      cpu::histogram(ordered_pairs(hd.weighted_view()), squared_euclidean{}, dbins, wwant.data());
+      auto wgot = histogram(exec::gpu, ordered_pairs(d.weighted_view()), squared_euclidean{}, bins);
+      wgot.counts.push_back(wgot.outside);
+      EXPECT_EQ(wgot.counts, wwant) << "weighted, bins " << nb << " width " << width;
+    }
+  }
+}

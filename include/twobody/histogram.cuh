@@ -28,6 +28,7 @@
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/staging.cuh>
+#include <twobody/detail/zeroed_scratch.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram.cuh>
 #include <twobody/output/global_atomics.cuh>
@@ -118,17 +119,23 @@ histogram_result<pair_count_t<Points>> histogram(execution_policy const& exec, p
     exec, "histogram", pairs, [&] { return cpu::histogram(pairs, f, bins); },
     [&](cudaStream_t stream) {
       std::size_t const bytes = sizeof(Count) * (bins.size() + 1);
-      detail::device_buffer d(bytes, stream);
-      // A one-kernel plan writes the result into this thread's mapped host buffer too (no copy back).
+      policy_plan const plan  = plan_histogram<Count>(pairs, f, bins, stream);
+      // A one-kernel plan counts into this thread's zeroed scratch, and its last block copies the
+      // result into the mapped host buffer: no allocation, zeroing, grid barrier or copy back.
       auto const [host, mapped] = detail::mapped_result_buffer(bytes);
-      bool const mirrored = detail::run_planned_histogram(pairs, f, bins, d.as<Count>(), plan_histogram<Count>(pairs, f, bins, stream),
-                                                          stream, static_cast<Count*>(mapped));
+      detail::zeroed_scratch* const scratch =
+        host != nullptr && detail::one_kernel_histogram(plan) ? detail::zeroed_scratch::of_thread(bytes) : nullptr;
+      detail::device_buffer d(scratch != nullptr ? 0 : bytes, stream);
+      Count* const d_counts = scratch != nullptr ? scratch->as<Count>() : d.as<Count>();
+      bool const mirrored   = detail::run_planned_histogram(
+        pairs, f, bins, d_counts, plan, stream, {static_cast<Count*>(mapped), scratch != nullptr ? scratch->ticket() : nullptr});
       std::vector<Count> all(bins.size() + 1);
       if (mirrored) {
         TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+        if (scratch != nullptr) { scratch->settle(); }
         std::memcpy(all.data(), host, bytes);
-      } else {
-        detail::copy_to_host_sync(all.data(), d.as<Count>(), all.size(), stream);
+      } else {  // (scratch that was not settled is zeroed again at its next use)
+        detail::copy_to_host_sync(all.data(), d_counts, all.size(), stream);
       }
       return histogram_result<Count>::from_slots(std::move(all), pairs.count());
     });

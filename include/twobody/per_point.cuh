@@ -15,14 +15,16 @@
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/pinned_array.cuh>
+#include <twobody/detail/zeroed_scratch.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/per_point.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
 #include <vector>
 
 namespace twobody {
@@ -54,9 +56,22 @@ std::vector<typename Points::value_type> sum_per_point(execution_policy const& e
   return detail::on_backend(
     exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
     [&](cudaStream_t stream) {
+      detail::check_per_point_mode(pairs);
       std::vector<T> out(static_cast<std::size_t>(pairs.a.size));
-      if (out.empty()) { return out; }
-      detail::device_buffer d(sizeof(T) * out.size(), stream);
+      if (pairs.count() == 0) { return out; }  // no partner: every sum is 0
+      std::size_t const bytes = sizeof(T) * out.size();
+      // Small results: the kernel sums into this thread's zeroed scratch and its last block
+      // moves them to the mapped host buffer (no allocation, memset or copy back).
+      auto const [host, mapped] = detail::mapped_result_buffer(bytes);
+      if (detail::zeroed_scratch* const scratch = host != nullptr ? detail::zeroed_scratch::of_thread(bytes) : nullptr) {
+        detail::run_planned_sum_per_point(pairs, f, scratch->as<T>(), plan_sum_per_point<T>(pairs, f), stream,
+                                          detail::result_mirror<T>{static_cast<T*>(mapped), scratch->ticket()});
+        TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+        scratch->settle();
+        std::memcpy(out.data(), host, bytes);
+        return out;
+      }
+      detail::device_buffer d(bytes, stream);
       sum_per_point(pairs, f, d.as<T>(), stream);
       detail::copy_to_host_sync(out.data(), d.as<T>(), out.size(), stream);
       return out;

@@ -11,6 +11,7 @@
 #include <twobody/model/policy.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/detail/validate.cuh>
+#include <twobody/detail/zeroed_scratch.cuh>
 #include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
@@ -74,14 +75,15 @@ using privatized_kernel =
 /// Launches the privatized histogram with `layout` (copies, windows, shared memory) on pairs the
 /// kernels can read (at least one pair), and zeroes d_counts first: one pass over a tiled input
 /// is one cooperative kernel that zeroes its own output (the small-set floor is launches),
-/// otherwise a memset comes first. A one-pass cooperative kernel also copies the result to
-/// `host_mirror` (mapped host memory) when given; returns whether it did.
+/// otherwise a memset comes first. A one-pass kernel also copies the result to `mirror.to`
+/// (mapped host memory) when given, and returns whether it did: with `mirror.ticket` from
+/// d_counts' zeroed scratch (no zeroing, no grid barrier), else if the kernel is cooperative.
 ///
 /// `boxes_a` and `boxes_b` (tile_order.cuh, for this input's tile size and `sub_tiles`) let
 /// functors with tile forms take the cheapest exact form per tile pair.
 template <class Input, class Points, class F, class Binning, class Count>
 bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts,
-                       privatized_plan const& layout, cudaStream_t stream, Count* host_mirror = nullptr,
+                       privatized_plan const& layout, cudaStream_t stream, result_mirror<Count> mirror = {},
                        tile_box<typename Points::value_type, Points::dims> const* boxes_a = nullptr,
                        tile_box<typename Points::value_type, Points::dims> const* boxes_b = nullptr, int sub_tiles = 1)
 {
@@ -92,10 +94,17 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
   if (layout.passes == 1) {
     using single = privatized_kernel<Input, Points, F, Binning, Count, window_mode::none>;
     launch_plan lp = single::plan(dev, layout.smem);
+    if (mirror.to != nullptr && mirror.ticket != nullptr && lp.grid > 0) {
+      typename single::params p{bins, d_counts, layout.copies, 0, slots, limit};
+      p.mirror = mirror.to;
+      p.ticket = mirror.ticket;
+      single::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
+      return true;
+    }
     lp.cooperative = Input::tiled && cooperative_launches();
     if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
-    bool const mirrored = lp.cooperative && lp.grid > 0 && host_mirror != nullptr;
-    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative, mirrored ? host_mirror : nullptr};
+    bool const mirrored = lp.cooperative && lp.grid > 0 && mirror.to != nullptr;
+    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative, mirrored ? mirror.to : nullptr};
     single::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
     return mirrored;
   }

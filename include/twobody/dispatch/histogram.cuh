@@ -191,13 +191,21 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning co
 
 namespace detail {
 
+/// Whether `plan` runs one privatized kernel over all slots (run_planned_histogram can mirror
+/// its result).
+inline bool one_kernel_histogram(policy_plan const& plan)
+{
+  return plan.output == output_kind::warp_privatized && !plan.spill && plan.passes == 1;
+}
+
 /// The one-call histogram into device memory: `plan` (from plan_histogram, for these pairs or
 /// a larger problem of the same shape) is acted on whole. Asynchronous on `stream`. With
-/// `host_mirror` (mapped host memory, bins.size() + 1 counters), a one-kernel plan also writes
-/// the result there; returns whether it did.
+/// `mirror.to` (mapped host memory, bins.size() + 1 counters), a one-kernel plan also writes
+/// the result there; returns whether it did (launch_privatized says when; with `mirror.ticket`,
+/// d_counts is this thread's zeroed scratch, left zero where the result was mirrored).
 template <class Points, class F, class Binning, class Count>
 bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
-                           policy_plan const& plan, cudaStream_t stream, Count* host_mirror = nullptr)
+                           policy_plan const& plan, cudaStream_t stream, result_mirror<Count> mirror = {})
 {
   check_histogram_args<F>(pairs, bins, d_counts);
   TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized ||
@@ -242,12 +250,12 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
       // of the bins ((r_p, pi)), in such passes only.
       if ((forms_gain_v<F, Binning> || plan.passes > 1) && tile_order_pays<F>(staged.pairs())) {
         tile_ordered_pairs<Points> const ordered(staged.pairs(), tile_points_v<Input>, ordered_sub_tiles<Input, F>(plan.passes), stream);
-        mirrored = launch_privatized<Input>(ordered.pairs(), tile_formed<F>(f), bins, d_counts, layout, stream, host_mirror,
+        mirrored = launch_privatized<Input>(ordered.pairs(), tile_formed<F>(f), bins, d_counts, layout, stream, mirror,
                                             ordered.boxes_a(), ordered.boxes_b(), ordered.sub_tiles());
         return;
       }
     }
-    mirrored = launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream, host_mirror);
+    mirrored = launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream, mirror);
   });
   return mirrored;
 }

@@ -9,6 +9,7 @@
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/detail/validate.cuh>
+#include <twobody/detail/zeroed_scratch.cuh>
 #include <twobody/model/device_info.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/output/per_point.cuh>
@@ -29,22 +30,31 @@ struct per_point_kernels {
   using kernel = pair_kernel<Input, per_point_sum_agent<Out, row_threads_v<Input>, Input::points_per_thread>, Points, F>;
 };
 
+template <class Points>
+void check_per_point_mode(pair_set<Points> const& pairs)
+{
+  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
+                  "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
+}
+
 /// sum f(a_i, b_j) over the partners of every point of A into d_out[i] with input policy
-/// Input (the explicit form's body). Asynchronous on `stream`.
+/// Input (the explicit form's body). Asynchronous on `stream`. With `fin.to` set, d_out must be
+/// zero at the launch (zeroed_scratch) and is left zero: the sums land in fin.to instead
+/// (needs fin.ticket; nothing is written there without pairs).
 template <class Input, class Points, class F, class Out>
-void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
+void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cudaStream_t stream,
+                      result_mirror<Out> fin = {})
 {
   static_assert(cuda::std::is_same_v<Out, float> || cuda::std::is_same_v<Out, double>,
                 "twobody::sum_per_point: the output must be float or double");
   static_assert(!Points::weighted, "twobody::sum_per_point: weighted point sets are not supported; fold weights into f");
   validate(pairs);
-  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
-                  "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
+  check_per_point_mode(pairs);
   if (pairs.a.size == 0) { return; }
   TWOBODY_EXPECTS(d_out != nullptr, "sum_per_point: the output pointer is null");
   std::size_t const out_bytes = sizeof(Out) * static_cast<std::size_t>(pairs.a.size);
   if (pairs.count() == 0) {
-    TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, out_bytes, stream));
+    if (fin.to == nullptr) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, out_bytes, stream)); }
     return;
   }
   staged_pairs<Points> const staged(pairs, stream);
@@ -52,6 +62,10 @@ void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cud
   constexpr int R = Input::tiled ? Input::points_per_thread : 1;
   using kernel    = pair_kernel<Input, per_point_sum_agent<Out, row_threads_v<Input>, R>, Points, F>;
   launch_plan lp  = kernel::plan(dev, 0);
+  if (fin.to != nullptr) {  // d_out is zero already; the last block moves the sums
+    kernel::launch(lp, dev, f, typename kernel::params{d_out, 0, fin.to, fin.ticket, pairs.a.size}, stream);
+    return;
+  }
   // Small sets zero the output inside one cooperative kernel: one launch less, where launches
   // are the call's cost. Past them the grid barrier costs more GPU time than the memset node
   // (H100, bench_frames floor/per_point: 2^8 points 26.7 -> 20.9 us host-synchronous, 1024
@@ -81,11 +95,11 @@ namespace detail {
 /// The one-call per-point sum into device memory with `plan` (from plan_sum_per_point) acted on.
 template <class Points, class F, class Out>
 void run_planned_sum_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, policy_plan const& plan,
-                               cudaStream_t stream)
+                               cudaStream_t stream, result_mirror<Out> fin = {})
 {
   TWOBODY_EXPECTS(plan.output == output_kind::per_point_sum, "sum_per_point: the plan is not a per-point sum's");
   with_chosen_input(per_point_inputs<Points>{}, plan.input,
-                    [&](auto in) { launch_per_point<decltype(in)>(pairs, f, d_out, stream); });
+                    [&](auto in) { launch_per_point<decltype(in)>(pairs, f, d_out, stream, fin); });
 }
 
 }  // namespace detail

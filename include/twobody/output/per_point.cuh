@@ -7,6 +7,7 @@
 /// per point, so the atomics are few (one per point and row-tile visit), not one per pair.
 #pragma once
 
+#include <twobody/detail/last_block.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
@@ -33,6 +34,11 @@ struct per_point_sum_agent {
   struct params {
     Out* out;            ///< one slot per point of A, zeroed before the launch unless zero_count > 0
     size_type zero_count = 0;  ///< zero out[0, zero_count) first (needs a cooperative launch)
+    /// If set, the last block to finish moves out[0, finish_count) here and leaves it zero, and
+    /// leaves *ticket (zero at the launch) zero: out is then scratch that stays zero between calls.
+    Out* finish_to         = nullptr;
+    unsigned* ticket       = nullptr;
+    size_type finish_count = 0;
   };
   struct temp_storage {};
 
@@ -72,7 +78,16 @@ struct per_point_sum_agent {
   }
 
   __device__ void end_unit(unsigned long long) {}
-  __device__ void finish() {}
+
+  __device__ void finish()
+  {
+    if (p.finish_to == nullptr || !last_block_to_finish(p.ticket)) { return; }
+    for (size_type i = threadIdx.x; i < p.finish_count; i += blockDim.x) {
+      p.finish_to[i] = __ldcg(p.out + i);  // from L2: this SM's L1 may hold stale lines
+      p.out[i]       = Out{};
+    }
+    if (threadIdx.x == 0) { *p.ticket = 0; }
+  }
 };
 
 /// The per-point output of traversals that sum a unit's terms per point themselves (the

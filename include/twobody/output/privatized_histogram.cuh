@@ -19,6 +19,7 @@
 /// to the global result (one global atomic each).
 #pragma once
 
+#include <twobody/detail/last_block.cuh>
 #include <twobody/detail/pass_windows.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
@@ -174,12 +175,15 @@ struct privatized_histogram_agent
     unsigned long long flush_limit;  ///< flush once this many increments may have reached one counter
     bool zero_counts = false;        ///< zero the window of `counts` first (needs a cooperative launch)
     Count* mirror    = nullptr;      ///< if set, the window's result is copied here at the end (mapped host
-                                     ///< memory; needs a cooperative launch)
+                                     ///< memory; needs a cooperative launch unless ticket is set)
     /// Passes mode: the windows of all passes (then window_begin, window_size are windows.begin(pass),
     /// windows.window) and this pass; each pair is counted in one pass. windows.passes == 1: the
     /// window is this pass's whole share of the slots.
     pass_windows windows{};
     int pass = 0;
+    /// With mirror: `counts` is zeroed scratch (detail/zeroed_scratch.cuh) and *ticket zero at the
+    /// launch; the last block to finish copies the window to mirror and leaves both zero.
+    unsigned* ticket = nullptr;
   };
   struct temp_storage {};
 
@@ -392,9 +396,18 @@ struct privatized_histogram_agent
   __device__ void finish()
   {
     flush();
-    if (p.mirror != nullptr) {
-      // The host-synchronous one-call form: once every block has flushed, the blocks copy the
-      // result to mapped host memory (read from L2: this SM's L1 may hold the zeroed lines).
+    if (p.mirror != nullptr && p.ticket != nullptr) {
+      // The host-synchronous one-call form on zeroed scratch: the last block to flush copies
+      // the result to mapped host memory (read from L2) and zeroes the scratch for the next call.
+      if (!last_block_to_finish(p.ticket)) { return; }
+      for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
+        p.mirror[s]                   = __ldcg(p.counts + p.window_begin + s);
+        p.counts[p.window_begin + s] = Count{};
+      }
+      if (threadIdx.x == 0) { *p.ticket = 0; }
+    } else if (p.mirror != nullptr) {
+      // The same into device memory the caller gave: once every block has flushed, the blocks
+      // copy the result to mapped host memory (read from L2: this SM's L1 may hold the zeroed lines).
       cooperative_groups::this_grid().sync();
       for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
         p.mirror[s] = __ldcg(p.counts + p.window_begin + s);
