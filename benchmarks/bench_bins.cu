@@ -159,7 +159,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
         int const sub_tiles = twobody::detail::ordered_sub_tiles<Input, F>(windows.passes);
         twobody::detail::tile_ordered_pairs<twobody::points<float, 3>> const o(pairs, twobody::detail::tile_points_v<Input>, sub_tiles, s);
         twobody::detail::launch_privatized<Input>(o.pairs(), twobody::detail::tile_formed<F>(prob.f), prob.bins,
-                                                  counts.as<unsigned long long>(), windows, s, static_cast<unsigned long long*>(nullptr),
+                                                  counts.as<unsigned long long>(), windows, s, twobody::detail::result_mirror<unsigned long long>{},
                                                   o.boxes_a(), o.boxes_b(), o.sub_tiles());
       }
     };

@@ -2,39 +2,49 @@
 # Issue 24 check of the host-synchronous floor, with binaries carried in .bin/ (built on a
 # machine without a GPU): the GPU tests named in TESTS (each from .bin/), memcheck, racecheck
 # and synccheck on SAN_TESTS with SAN_FILTER, then bench_frames_before and bench_frames (after)
-# in turn, ROUNDS times, on the floor rows (FILTER) at SIZES. Results in $OUT.
+# (or the BENCHES list of name=commit) in turn, ROUNDS times, on the floor rows (FILTER) at SIZES
+# (commits BEFORE_COMMIT, AFTER_COMMIT), and .bin/host_probe where carried. Results in $OUT; at most 8 files come back,
+# so the test and sanitizer logs go into one file each.
 source "$(dirname "$0")/gpu-carried.sh" "$@"
+rm -f "$OUT/gpu.txt"  # (the JSON files' context names the GPU)
 for t in ${TESTS:-}; do
-  log="$OUT/$t.log"
+  log="$OUT/test.tmp"
   TWOBODY_TEST_QUICK=${QUICK:-} .bin/$t > "$log" 2>&1; rc=$?
   echo "$t rc=$rc passed=$(grep -c '^\[       OK' "$log") failed=$(grep -c '^\[  FAILED  \] [A-Z]' "$log")"
   [[ $rc -ne 0 ]] && grep -B2 -A10 'Failure' "$log" | head -40
+  cat "$log" >> "$OUT/tests.log"; rm -f "$log"
 done
 for t in ${SAN_TESTS:-}; do
   for tool in memcheck racecheck synccheck; do
-    TWOBODY_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 .bin/$t --gtest_filter="${SAN_FILTER:-*}" \
-      > "$OUT/${tool}_$t.log" 2>&1
-    echo "$tool $t rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/${tool}_$t.log" | tail -1)"
+    log="$OUT/san.tmp"
+    TWOBODY_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 .bin/$t --gtest_filter="${SAN_FILTER:-*}" > "$log" 2>&1
+    echo "$tool $t rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    cat "$log" >> "$OUT/sanitizer.log"; rm -f "$log"
   done
 done
 filter=${FILTER:-^floor/(count|rdf128|per_point)/(sync|async)/}
+# BENCHES: binaries of .bin/ as name=commit, run in turn each round (default: the before and after pair).
+benches=${BENCHES:-bench_frames_before=${BEFORE_COMMIT:-} bench_frames=${AFTER_COMMIT:-}}
 for round in $(seq 1 "${ROUNDS:-2}"); do
-  for b in bench_frames_before bench_frames; do
+  for nc in $benches; do
+    b=${nc%%=*}
     [[ -x .bin/$b ]] || continue
-    .bin/$b --sizes="${SIZES:-256,1024,4096}" --benchmark_filter="$filter" \
-      --benchmark_out="$OUT/${b}_$round.json" --benchmark_out_format=json > "$OUT/${b}_$round.txt" 2>&1
+    TWOBODY_COMMIT=${nc#*=} .bin/$b --sizes="${SIZES:-256,1024,4096}" --benchmark_filter="$filter" \
+      --benchmark_out="$OUT/${b}_$round.json" --benchmark_out_format=json > /dev/null 2>&1
   done
 done
+[[ -x .bin/host_probe ]] && .bin/host_probe > "$OUT/host_probe.txt" 2>&1
 python3 - "$OUT" <<'PY'
-import glob, json, os, sys
-rows = {}
+import glob, json, os, re, sys
+rows, names = {}, []
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "bench_frames*_*.json"))):
-    which = "before" if "before" in os.path.basename(f) else "after"
+    which = re.sub(r"_\d+\.json$", "", os.path.basename(f))
+    if which not in names: names.append(which)
     for b in json.load(open(f))["benchmarks"]:
         if b.get("aggregate_name") != "median": continue
         name = b["run_name"].split("/min_time")[0].split("/repeats")[0]
         rows.setdefault(name, {}).setdefault(which, []).append(b["real_time"])
+print("us per call, rounds separated by /:", ", ".join(names))
 for name, v in rows.items():
-    fmt = lambda xs: " / ".join(f"{x:7.2f}" for x in xs)
-    print(f"{name:40s} before {fmt(v.get('before', []))}  after {fmt(v.get('after', []))} us")
+    print(f"{name:34s}" + "  ".join(" / ".join(f"{x:6.2f}" for x in v.get(n, [])) for n in names))
 PY

@@ -52,7 +52,7 @@ std::vector<C> run_histogram(pair_set<Points> const& pairs, F const& f, Bins con
     // As the one-call form orders (sub-tiles for the minimum image's forms and for passes).
     int const sub_tiles = detail::ordered_sub_tiles<Input, F>(layout.passes);
     detail::tile_ordered_pairs<Points> const o(pairs, detail::tile_points_v<Input>, sub_tiles, 0);
-    detail::launch_privatized<Input>(o.pairs(), detail::tile_formed<F>(f), bins, thrust::raw_pointer_cast(counts.data()), layout, 0, static_cast<C*>(nullptr),
+    detail::launch_privatized<Input>(o.pairs(), detail::tile_formed<F>(f), bins, thrust::raw_pointer_cast(counts.data()), layout, 0, detail::result_mirror<C>{},
                                      o.boxes_a(), o.boxes_b(), o.sub_tiles());
   } else {
     detail::launch_privatized<Input>(pairs, f, bins, thrust::raw_pointer_cast(counts.data()), layout, 0);

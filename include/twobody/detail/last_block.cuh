@@ -9,15 +9,16 @@ namespace twobody::detail {
 /// Called by every thread of every block once the block's atomics on the scratch are issued:
 /// true in the last block to get here (block-uniform), which then moves the result out, zeroes
 /// what it used and resets *ticket to 0. A ticket instead of a grid barrier: no block waits.
+/// The answer reaches the block's threads through the barrier's vote (no shared memory).
 __device__ inline bool last_block_to_finish(unsigned* ticket)
 {
-  __shared__ bool last;
   __syncthreads();
+  bool mine = false;
   if (threadIdx.x == 0) {
     __threadfence();  // the block's atomics (ordered before by the barrier) before its ticket
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    mine = atomicAdd(ticket, 1u) == gridDim.x - 1;
   }
-  __syncthreads();
+  bool const last = __syncthreads_or(mine) != 0;
   if (last) { __threadfence(); }  // every other block's atomics before the reads that follow
   return last;
 }
