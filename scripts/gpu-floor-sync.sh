@@ -34,17 +34,4 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
   done
 done
 [[ -x .bin/host_probe ]] && .bin/host_probe > "$OUT/host_probe.txt" 2>&1
-python3 - "$OUT" <<'PY'
-import glob, json, os, re, sys
-rows, names = {}, []
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "bench_frames*_*.json"))):
-    which = re.sub(r"_\d+\.json$", "", os.path.basename(f))
-    if which not in names: names.append(which)
-    for b in json.load(open(f))["benchmarks"]:
-        if b.get("aggregate_name") != "median": continue
-        name = b["run_name"].split("/min_time")[0].split("/repeats")[0]
-        rows.setdefault(name, {}).setdefault(which, []).append(b["real_time"])
-print("us per call, rounds separated by /:", ", ".join(names))
-for name, v in rows.items():
-    print(f"{name:34s}" + "  ".join(" / ".join(f"{x:6.2f}" for x in v.get(n, [])) for n in names))
-PY
+python3 "$(dirname "$0")/frames_rounds_table.py" "$OUT"
