@@ -75,9 +75,9 @@ using privatized_kernel =
 /// Launches the privatized histogram with `layout` (copies, windows, shared memory) on pairs the
 /// kernels can read (at least one pair), and zeroes d_counts first: one pass over a tiled input
 /// is one cooperative kernel that zeroes its own output (the small-set floor is launches),
-/// otherwise a memset comes first. A one-pass kernel also copies the result to `mirror.to`
-/// (mapped host memory) when given, and returns whether it did: with `mirror.ticket` from
-/// d_counts' zeroed scratch (no zeroing, no grid barrier), else if the kernel is cooperative.
+/// otherwise a memset comes first. Given `mirror` (mapped host memory `to`, and the ticket of
+/// d_counts' zeroed scratch), a one-pass kernel neither zeroes nor waits at a grid barrier: its
+/// last block copies the result to mirror.to and zeroes d_counts. Returns whether it did.
 ///
 /// `boxes_a` and `boxes_b` (tile_order.cuh, for this input's tile size and `sub_tiles`) let
 /// functors with tile forms take the cheapest exact form per tile pair.
@@ -103,10 +103,9 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
     }
     lp.cooperative = Input::tiled && cooperative_launches();
     if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
-    bool const mirrored = lp.cooperative && lp.grid > 0 && mirror.to != nullptr;
-    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative, mirrored ? mirror.to : nullptr};
-    single::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
-    return mirrored;
+    single::launch(lp, dev, f, typename single::params{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative}, stream,
+                   boxes_a, boxes_b, sub_tiles);
+    return false;
   }
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   using windowed = privatized_kernel<Input, Points, F, Binning, Count, window_mode::passes>;

@@ -64,8 +64,8 @@ class zeroed_scratch {
 };
 
 /// Where a host-synchronous one-call kernel puts its result at the end: `to` (mapped host
-/// memory). With `ticket` (zeroed_scratch::ticket()), the kernel's output is this thread's
-/// zeroed scratch and its last block moves the result (detail/last_block.cuh): no grid barrier.
+/// memory). The kernel's output is then this thread's zeroed scratch, and its last block, found
+/// by `ticket` (zeroed_scratch::ticket()), moves the result there (detail/last_block.cuh).
 template <class T>
 struct result_mirror {
   T* to            = nullptr;

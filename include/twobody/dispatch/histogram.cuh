@@ -200,9 +200,9 @@ inline bool one_kernel_histogram(policy_plan const& plan)
 
 /// The one-call histogram into device memory: `plan` (from plan_histogram, for these pairs or
 /// a larger problem of the same shape) is acted on whole. Asynchronous on `stream`. With
-/// `mirror.to` (mapped host memory, bins.size() + 1 counters), a one-kernel plan also writes
-/// the result there; returns whether it did (launch_privatized says when; with `mirror.ticket`,
-/// d_counts is this thread's zeroed scratch, left zero where the result was mirrored).
+/// `mirror` (mapped host memory for bins.size() + 1 counters, and the ticket of d_counts' zeroed
+/// scratch), a one-kernel plan writes the result there instead and leaves d_counts zero; returns
+/// whether it did (otherwise the result is in d_counts).
 template <class Points, class F, class Binning, class Count>
 bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
                            policy_plan const& plan, cudaStream_t stream, result_mirror<Count> mirror = {})

@@ -174,15 +174,16 @@ struct privatized_histogram_agent
     int window_size;                 ///< slots counted in shared memory (all of them in mode none)
     unsigned long long flush_limit;  ///< flush once this many increments may have reached one counter
     bool zero_counts = false;        ///< zero the window of `counts` first (needs a cooperative launch)
-    Count* mirror    = nullptr;      ///< if set, the window's result is copied here at the end (mapped host
-                                     ///< memory; needs a cooperative launch unless ticket is set)
+    Count* mirror    = nullptr;      ///< if set (with ticket), the window's result is copied here at the end
+                                     ///< (mapped host memory)
     /// Passes mode: the windows of all passes (then window_begin, window_size are windows.begin(pass),
     /// windows.window) and this pass; each pair is counted in one pass. windows.passes == 1: the
     /// window is this pass's whole share of the slots.
     pass_windows windows{};
     int pass = 0;
     /// With mirror: `counts` is zeroed scratch (detail/zeroed_scratch.cuh) and *ticket zero at the
-    /// launch; the last block to finish copies the window to mirror and leaves both zero.
+    /// launch; the last block to finish copies the window to mirror and leaves both zero (no
+    /// grid barrier, no cooperative launch).
     unsigned* ticket = nullptr;
   };
   struct temp_storage {};
@@ -396,23 +397,15 @@ struct privatized_histogram_agent
   __device__ void finish()
   {
     flush();
-    if (p.mirror != nullptr && p.ticket != nullptr) {
-      // The host-synchronous one-call form on zeroed scratch: the last block to flush copies
-      // the result to mapped host memory (read from L2) and zeroes the scratch for the next call.
-      if (!last_block_to_finish(p.ticket)) { return; }
-      for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
-        p.mirror[s]                   = __ldcg(p.counts + p.window_begin + s);
-        p.counts[p.window_begin + s] = Count{};
-      }
-      if (threadIdx.x == 0) { *p.ticket = 0; }
-    } else if (p.mirror != nullptr) {
-      // The same into device memory the caller gave: once every block has flushed, the blocks
-      // copy the result to mapped host memory (read from L2: this SM's L1 may hold the zeroed lines).
-      cooperative_groups::this_grid().sync();
-      for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
-        p.mirror[s] = __ldcg(p.counts + p.window_begin + s);
-      }
+    // The host-synchronous one-call form: `counts` is zeroed scratch; the last block to flush
+    // copies the result to mapped host memory (read from L2: this SM's L1 may hold stale lines)
+    // and zeroes the scratch and the ticket for the next call.
+    if (p.mirror == nullptr || !last_block_to_finish(p.ticket)) { return; }
+    for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
+      p.mirror[s]                  = __ldcg(p.counts + p.window_begin + s);
+      p.counts[p.window_begin + s] = Count{};
     }
+    if (threadIdx.x == 0) { *p.ticket = 0; }
   }
 };
 
