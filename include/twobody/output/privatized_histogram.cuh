@@ -401,6 +401,7 @@ struct privatized_histogram_agent
     // copies the result to mapped host memory (read from L2: this SM's L1 may hold stale lines)
     // and zeroes the scratch and the ticket for the next call.
     if (p.mirror == nullptr || !last_block_to_finish(p.ticket)) { return; }
+#pragma unroll 1  // one block, once per call: no code to spare for unrolled copies
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
       p.mirror[s]                  = __ldcg(p.counts + p.window_begin + s);
       p.counts[p.window_begin + s] = Count{};
