@@ -1,7 +1,7 @@
 /// \file last_block.cuh
 /// \brief The last block to finish a kernel, by ticket: outputs that accumulate with atomics
 /// into scratch that is zero between calls (detail/zeroed_scratch.cuh) move their result out
-/// from there and zero it again. Compiles under NVRTC (run-time functors' kernels include it).
+/// from there and zero it again (move_out_in_last_block). Compiles under NVRTC (run-time functors' kernels include it).
 #pragma once
 
 namespace twobody::detail {
@@ -21,6 +21,21 @@ __device__ inline bool last_block_to_finish(unsigned* ticket)
   bool const last = __syncthreads_or(mine) != 0;
   if (last) { __threadfence(); }  // every other block's atomics before the reads that follow
   return last;
+}
+
+/// The end of a kernel that accumulated into zeroed scratch `from` (every thread of every block
+/// calls it after its atomics there): the last block to finish moves from[0, n) to `to`, zeroes
+/// it, and resets *ticket, so the scratch and the ticket are zero for the next call.
+template <class T, class Size>
+__device__ void move_out_in_last_block(T* to, T* from, Size n, unsigned* ticket)
+{
+  if (!last_block_to_finish(ticket)) { return; }
+#pragma unroll 1  // one block, once per call: no code to spare for unrolled copies
+  for (Size i = threadIdx.x; i < n; i += blockDim.x) {
+    to[i]   = __ldcg(from + i);  // from L2: this SM's L1 may hold stale lines
+    from[i] = T{};
+  }
+  if (threadIdx.x == 0) { *ticket = 0; }
 }
 
 }  // namespace twobody::detail

@@ -81,13 +81,7 @@ struct per_point_sum_agent {
 
   __device__ void finish()
   {
-    if (p.finish_to == nullptr || !last_block_to_finish(p.ticket)) { return; }
-#pragma unroll 1  // one block, once per call: no code to spare for unrolled copies
-    for (size_type i = threadIdx.x; i < p.finish_count; i += blockDim.x) {
-      p.finish_to[i] = __ldcg(p.out + i);  // from L2: this SM's L1 may hold stale lines
-      p.out[i]       = Out{};
-    }
-    if (threadIdx.x == 0) { *p.ticket = 0; }
+    if (p.finish_to != nullptr) { move_out_in_last_block(p.finish_to, p.out, p.finish_count, p.ticket); }
   }
 };
 

@@ -398,15 +398,8 @@ struct privatized_histogram_agent
   {
     flush();
     // The host-synchronous one-call form: `counts` is zeroed scratch; the last block to flush
-    // copies the result to mapped host memory (read from L2: this SM's L1 may hold stale lines)
-    // and zeroes the scratch and the ticket for the next call.
-    if (p.mirror == nullptr || !last_block_to_finish(p.ticket)) { return; }
-#pragma unroll 1  // one block, once per call: no code to spare for unrolled copies
-    for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
-      p.mirror[s]                  = __ldcg(p.counts + p.window_begin + s);
-      p.counts[p.window_begin + s] = Count{};
-    }
-    if (threadIdx.x == 0) { *p.ticket = 0; }
+    // copies the result to mapped host memory and zeroes the scratch for the next call.
+    if (p.mirror != nullptr) { move_out_in_last_block(p.mirror, p.counts + p.window_begin, p.window_size, p.ticket); }
   }
 };
 
