@@ -148,6 +148,21 @@ TEST(GpuFastPaths, WithinRadiusDoubleMatchesCpu)
   }
 }
 
+// Ordered per-point sums of symmetric functors visit each unordered pair once (for both points);
+// others visit both orders.
+static_assert(is_symmetric_v<within_radius_fn<float>> && is_symmetric_v<gaussian_kernel_fn<double>> &&
+              is_symmetric_v<within<euclidean, float>> && is_symmetric_v<function_of_fn<periodic_euclidean<float, 3>, float (*)(float)>>);
+static_assert(!is_symmetric_v<within<rp_pi_separation, float>> && !is_symmetric_v<float (*)(float, float)>);
+
+/// A functor with f(a, b) != f(b, a): integer values for integer coordinates (exact sums).
+struct one_sided_term {
+  template <class T, int D>
+  __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
+  {
+    return (a.x[0] - b.x[0]) + T(2) * a.x[1];
+  }
+};
+
 template <class Input, class T>
 void check_per_point(pair_mode m, std::int64_t na, std::int64_t nb)
 {
@@ -163,6 +178,15 @@ void check_per_point(pair_mode m, std::int64_t na, std::int64_t nb)
     sum_per_point<Input>(dp, within_radius(T(6)), thrust::raw_pointer_cast(got.data()));
     thrust::host_vector<T> g = got;
     EXPECT_EQ(std::vector<T>(g.begin(), g.end()), want) << tbt::mode_name(m) << " na=" << na << " nb=" << nb;
+  }
+  // A functor that is not symmetric: both orders of every pair (exact integer sums).
+  {
+    std::vector<T> want(na);
+    cpu::sum_per_point(hp, one_sided_term{}, want.data());
+    auto got = tbt::poisoned<T>(na);
+    sum_per_point<Input>(dp, one_sided_term{}, thrust::raw_pointer_cast(got.data()));
+    thrust::host_vector<T> g = got;
+    EXPECT_EQ(std::vector<T>(g.begin(), g.end()), want) << "one-sided " << tbt::mode_name(m) << " na=" << na;
   }
   // Gaussian kernel sums: positive terms, relative tolerance of float summation (different order).
   {

@@ -46,6 +46,7 @@ __host__ __device__ inline T min_of(T a, T b)
 /// |a - b|^2, no square root.
 struct squared_euclidean {
   static constexpr bool returns_squared_distance = true;  ///< distance_bins takes it (value_traits.cuh)
+  static constexpr bool symmetric                = true;
   template <class T, int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
@@ -62,6 +63,7 @@ TWOBODY_UNROLL
 
 /// |a - b| (correctly rounded square root of the squared distance).
 struct euclidean {
+  static constexpr bool symmetric = true;
   /// The IEEE square root nearly doubles a histogram's pair (H100, docs/cost-model.md).
   static constexpr double relative_cost = 1.9;
   template <class T, int D>
@@ -77,6 +79,7 @@ struct euclidean {
 template <class T, int D>
 struct periodic_squared_euclidean {
   static constexpr bool returns_squared_distance = true;
+  static constexpr bool symmetric                = true;
   static constexpr double relative_cost          = 1.3;  ///< the minimum image (H100, docs/cost-model.md)
   T box[D];
 
@@ -96,6 +99,7 @@ TWOBODY_UNROLL
 /// Minimum-image distance in an orthorhombic periodic box (see periodic_squared_euclidean).
 template <class T, int D>
 struct periodic_euclidean {
+  static constexpr bool symmetric       = true;
   static constexpr double relative_cost = 2.4;  ///< minimum image and IEEE square root (H100)
   T box[D];
 
@@ -126,6 +130,7 @@ periodic_squared_euclidean<T, 1 + int(sizeof...(More))> make_periodic_squared_eu
 
 /// a . b
 struct dot_product {
+  static constexpr bool symmetric = true;
   template <class T, int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
   {
@@ -140,6 +145,7 @@ TWOBODY_UNROLL
 /// vectors on the sphere, e.g. from right ascension and declination). Computed as
 /// atan2(|a x b|, a . b), which stays accurate for tiny and for near-antipodal angles.
 struct angular_separation {
+  static constexpr bool symmetric = true;
   template <class T>
   __host__ __device__ T operator()(point<T, 3> const& a, point<T, 3> const& b) const
   {
@@ -160,6 +166,7 @@ struct angular_separation {
 /// `within_radius(r)`, which compares squared distances (no square root).
 template <class Metric, class T>
 struct within {
+  static constexpr bool symmetric = is_symmetric_v<Metric>;
   Metric metric;
   T threshold;
   template <int D>
@@ -179,6 +186,7 @@ struct within {
 /// coordinates are never within any radius (the GPU's NaN results are positive).
 template <class T>
 struct within_radius_fn {
+  static constexpr bool symmetric = true;
   T r2;  ///< r^2, rounded to T once on the host
 
   template <int D>
@@ -216,6 +224,7 @@ within_radius_fn<T> within_radius(T r)
 /// host code use exp2.
 template <class T>
 struct gaussian_kernel_fn {
+  static constexpr bool symmetric = true;
   T neg_log2e_over_two_h2;  ///< -log2(e) / (2 h^2)
 
   template <int D>
@@ -252,6 +261,7 @@ gaussian_kernel_fn<T> gaussian_kernel(T h)
 /// on rows (rows.cuh) f gets the metric's value as a float.
 template <class Metric, class F>
 struct function_of_fn {
+  static constexpr bool symmetric = is_symmetric_v<Metric>;  ///< f of a symmetric value
   Metric metric;
   F f;
   template <class P>

@@ -8,7 +8,10 @@
 ///     std::vector<float> density = twobody::sum_per_point(pairs, twobody::gaussian_kernel(h));
 ///
 /// Partners are all of B in cross mode and all j != i in ordered mode. Self mode visits
-/// each unordered pair once, so it has no per-point meaning here and is rejected. The
+/// each unordered pair once, so it has no per-point meaning here and is rejected. Ordered
+/// pairs of a symmetric functor (twobody::is_symmetric: f(a, b) == f(b, a), declared by the
+/// library's metrics, kernels and radius predicates) are evaluated once per unordered pair on
+/// the GPU's tiled inputs, the value added to both points: half the evaluations. The
 /// sums are float or double (the type of `d_out`); partial sums of different blocks are
 /// added with atomics, so the last bits can vary from run to run. Unweighted point sets.
 #pragma once

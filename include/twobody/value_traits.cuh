@@ -21,6 +21,10 @@
 /// `static constexpr double relative_cost = 2.0;`. The model then prices its shared-memory
 /// passes accordingly when it chooses between them, a spilling pass and global atomics for a
 /// histogram past shared memory (model/policy.cuh). Functors that say nothing cost 1.
+///
+/// A functor with f(a, b) == f(b, a) may say so with `static constexpr bool symmetric = true;`
+/// (the library's metrics, kernels and radius predicates do). Per-point sums over ordered pairs
+/// then evaluate each unordered pair once and add its value to both points (half the pairs).
 #pragma once
 
 #include <cuda/std/type_traits>
@@ -59,6 +63,14 @@ struct relative_pair_cost<F, cuda::std::void_t<decltype(F::relative_cost)>> {
   static constexpr double value = static_cast<double>(F::relative_cost);
   static_assert(value > 0.0, "relative_cost must be positive");
 };
+
+/// True when f(a, b) == f(b, a) for every pair (F::symmetric, or a specialization).
+template <class F, class = void>
+struct is_symmetric : cuda::std::false_type {};
+template <class F>
+struct is_symmetric<F, cuda::std::void_t<decltype(F::symmetric)>> : cuda::std::bool_constant<F::symmetric> {};
+template <class F>
+inline constexpr bool is_symmetric_v = is_symmetric<F>::value;
 
 namespace detail {
 

@@ -43,6 +43,13 @@ template <class Visitor>
 struct visitor_skips_tile_pairs<Visitor, cuda::std::void_t<typename Visitor::agent_type, typename Visitor::functor_type>>
   : cuda::std::bool_constant<has_window_units<typename Visitor::agent_type>::value && has_tile_forms_v<typename Visitor::functor_type>> {};
 
+/// Whether a visitor's agent sums each pair for both points (visitors.cuh, has_column_sums).
+template <class Visitor, class = void>
+struct visitor_sums_columns : cuda::std::false_type {};
+template <class Visitor>
+struct visitor_sums_columns<Visitor, cuda::std::void_t<typename Visitor::agent_type>>
+  : cuda::std::bool_constant<has_column_sums<typename Visitor::agent_type>::value> {};
+
 /// Column sources that visit the columns of one sub-tile of a staged tile (for_each_in_sub_tile).
 template <class Source, class = void>
 struct has_sub_tile_columns : cuda::std::false_type {};
@@ -92,6 +99,53 @@ __device__ __forceinline__ void load_own_points(Points const& a, size_type row_s
   }
 }
 
+/// An off-diagonal tile pair of self mode whose pairs count for both points (visitor_sums_columns):
+/// the column tile of col_count points at col_start in chunks of 32 (with column groups, every
+/// G-th chunk per group). In step k of a chunk lane l pairs its own points with the chunk's column
+/// l ^ k, so the 32 lanes of a warp hold 32 different columns, and a column's sum moves to the
+/// lane that takes that column next (lane l ^ k ^ (k + 1): a butterfly shuffle); after step 31
+/// lane l holds its warp's sum for column l ^ 31. (With l + k mod 32 each step's address took
+/// three integer instructions instead of two.)
+template <int B, int R, class Columns, class T, int D, class Visitor>
+__device__ __forceinline__ void visit_tile_pair_both_ways(Columns& columns, point<T, D> const (&own)[R], size_type col_start,
+                                                          int col_count, Visitor& out)
+{
+  constexpr int TS = B * R;
+  constexpr int G  = column_groups_v<Columns>;
+  static_assert(TS % 32 == 0, "column sums go by chunks of 32 columns");
+  int const l     = static_cast<int>(threadIdx.x) % 32;
+  int const group = G == 1 ? 0 : static_cast<int>(threadIdx.x) / B;
+  columns.stage(col_start, col_count);
+  for (int first = 32 * group; first < col_count; first += 32 * G) {
+    bool const full = first + 32 <= col_count;
+#pragma unroll 1
+    for (int kh = 0; kh < 32; kh += 8) {
+      int const base = first ^ l ^ kh;  // first + (l ^ kh): first is a multiple of 32
+      // (Full chunks and the last, partial one in loops of their own: padding columns read
+      // column `first` and count nothing.)
+      auto steps = [&](auto keep_all) {
+#pragma unroll
+        for (int kl = 0; kl < 8; ++kl) {
+          int const q     = base ^ kl;  // column (l ^ k) of the chunk, k = kh + kl
+          bool const keep = keep_all || q < col_count;
+          out.template pair_both_ways<R>(own, columns.at(keep ? q : first).coords(), keep);
+          if (kl < 7) {
+            out.pass_columns(kl ^ (kl + 1));
+          } else if (kh < 24) {
+            out.pass_columns((kh + 7) ^ (kh + 8));
+          }
+        }
+      };
+      if (full) {
+        steps(cuda::std::true_type{});
+      } else {
+        steps(cuda::std::false_type{});
+      }
+    }
+    out.end_columns(col_start + first + (l ^ 31), first + (l ^ 31) < col_count);
+  }
+}
+
 /// The pairs of one tile pair into `out`: thread slot r's own point own[r] (own point
 /// row_start + threadIdx.x + r * B of a row tile of row_count points) against the column tile of
 /// col_count points at col_start, staged by `columns`. A diagonal tile pair (the same tile on
@@ -108,9 +162,16 @@ __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode
   using stored       = typename Columns::stored;
   int const lane     = row_lane<B, G>();
   int const first_k  = 1 + (G == 1 ? 0 : static_cast<int>(threadIdx.x) / B);
+  if constexpr (visitor_sums_columns<Visitor>::value) {
+    if (!diagonal && mode == pair_mode::self) {
+      visit_tile_pair_both_ways<B, R>(columns, own, col_start, col_count, out);
+      return;
+    }
+  }
   if (diagonal) {
     columns.stage(row_start, row_count);
-    if (mode == pair_mode::self) {
+    // (Agents with column sums take a diagonal tile's pairs in both orders, rows only.)
+    if (mode == pair_mode::self && !visitor_sums_columns<Visitor>::value) {
       for (int k = first_k; k <= TS / 2; k += G) {
         out.template step<R>([&](int r, auto&& use) {
           int const p = lane + r * B;
@@ -371,7 +432,7 @@ struct tile_traversal {
       auto visit = [&](auto& v) {
         visit_tile_pair<B, R>(columns, in.mode, diagonal, own, weight, row_start, row_count, col_start, col_count, v);
       };
-      if constexpr (visitor_has_tile_forms<Visitor>::value) {
+      if constexpr (visitor_has_tile_forms<Visitor>::value && !visitor_sums_columns<Visitor>::value) {
         if (in.boxes_a != nullptr) {
           // Whole off-diagonal tile pairs of unweighted points may be counted at once.
           unsigned long long const cullable = (diagonal || W) ? 0ull : bound;

@@ -34,6 +34,17 @@ struct is_per_row_agent : cuda::std::false_type {};
 template <class Agent>
 struct is_per_row_agent<Agent, cuda::std::void_t<decltype(Agent::per_row)>> : cuda::std::bool_constant<Agent::per_row> {};
 
+/// Per-row agents of symmetric functors in self mode declare `static constexpr bool column_sums =
+/// true`: an off-diagonal tile pair then visits each pair once and takes its value for both points
+/// (accumulate_both(r, v, keep): own point r and this lane's column), with the column sums passed
+/// between lanes after each step (pass_columns(lane_mask): from lane ^ lane_mask) and added out
+/// once per 32 columns (end_columns(j, valid)); a diagonal tile pair visits both orders of its
+/// pairs (rows only).
+template <class Agent, class = void>
+struct has_column_sums : cuda::std::false_type {};
+template <class Agent>
+struct has_column_sums<Agent, cuda::std::void_t<decltype(Agent::column_sums)>> : cuda::std::bool_constant<Agent::column_sums> {};
+
 /// Output agents whose atomics cost the same kept or not declare `static constexpr bool
 /// masked_accumulate = true` and take accumulate_masked(v[, w], keep): padding pairs then add
 /// zero instead of branching around each update.
@@ -279,6 +290,17 @@ struct statistic_visitor {
     auto const v = f(a, b);
     if (keep) { accept(r, v, w, true); }
   }
+
+  /// One column point against own points own[0, R) (agents with column_sums); keep false:
+  /// a padding column, whose values count for no point.
+  template <int R, class P>
+  __device__ __forceinline__ void pair_both_ways(P const (&own)[R], P const& column, bool keep)
+  {
+#pragma unroll
+    for (int r = 0; r < R; ++r) { out.accumulate_both(r, f(own[r], column), keep); }
+  }
+  __device__ __forceinline__ void pass_columns(int lane_mask) { out.pass_columns(lane_mask); }
+  __device__ __forceinline__ void end_columns(size_type j, bool valid) { out.end_columns(j, valid); }
 
   __device__ void begin_unit() {}
   __device__ void end_unit(unsigned long long bound) { out.end_unit(bound); }

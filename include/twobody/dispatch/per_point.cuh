@@ -14,6 +14,7 @@
 #include <twobody/model/policy.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>
@@ -24,11 +25,29 @@ namespace detail {
 /// Per-point sums of at most this many points of A zero their output in the kernel.
 inline constexpr size_type cooperative_per_point_points = 2048;
 
+/// Whether per-point sums of F with input policy Input visit each unordered pair of one set once
+/// and add its value to both points (a symmetric functor and a tiled input).
+template <class Input, class F>
+inline constexpr bool per_point_both_ways = Input::tiled && is_symmetric_v<F>;
+
+template <class Input, class Out, class F>
+using per_point_agent_of =
+  per_point_sum_agent<Out, row_threads_v<Input>, Input::tiled ? Input::points_per_thread : 1, per_point_both_ways<Input, F>>;
+
 template <class Points, class F, class Out>
 struct per_point_kernels {
   template <class Input>
-  using kernel = pair_kernel<Input, per_point_sum_agent<Out, row_threads_v<Input>, Input::points_per_thread>, Points, F>;
+  using kernel = pair_kernel<Input, per_point_agent_of<Input, Out, F>, Points, F>;
 };
+
+/// The pairs a per-point launch visits: ordered pairs of a symmetric functor as self pairs (each
+/// unordered pair once, its value added to both points), others as they are.
+template <bool BothWays, class Points>
+pair_set<Points> per_point_launch_pairs(pair_set<Points> pairs)
+{
+  if (BothWays && pairs.mode == pair_mode::ordered) { pairs.mode = pair_mode::self; }
+  return pairs;
+}
 
 template <class Points>
 void check_per_point_mode(pair_set<Points> const& pairs)
@@ -58,9 +77,8 @@ void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cud
     return;
   }
   staged_pairs<Points> const staged(pairs, stream);
-  pair_set<Points> const dev = staged.pairs();
-  constexpr int R = Input::tiled ? Input::points_per_thread : 1;
-  using kernel    = pair_kernel<Input, per_point_sum_agent<Out, row_threads_v<Input>, R>, Points, F>;
+  pair_set<Points> const dev = per_point_launch_pairs<per_point_both_ways<Input, F>>(staged.pairs());
+  using kernel               = pair_kernel<Input, per_point_agent_of<Input, Out, F>, Points, F>;
   launch_plan lp  = kernel::plan(dev, 0);
   if (fin.to != nullptr) {  // d_out is zero already; the last block moves the sums
     kernel::launch(lp, dev, f, typename kernel::params{d_out, 0, fin.to, fin.ticket, pairs.a.size}, stream);
@@ -85,7 +103,9 @@ policy_plan plan_sum_per_point(pair_set<Points> const& pairs, F const&)
 {
   using O       = cuda::std::conditional_t<cuda::std::is_void_v<Out>, typename Points::value_type, Out>;
   using kernels = detail::per_point_kernels<Points, F, O>;
-  return detail::cached_plan<kernels>(detail::sizes_of<F>(pairs, statistic_kind::per_point), [] {
+  // (Planned for the pairs the tiled shapes visit: for symmetric functors each unordered pair once.)
+  auto const visited = detail::per_point_launch_pairs<is_symmetric_v<F>>(pairs);
+  return detail::cached_plan<kernels>(detail::sizes_of<F>(visited, statistic_kind::per_point), [] {
     return detail::candidates_of<kernels::template kernel>(detail::per_point_inputs<Points>{});
   });
 }

@@ -5,6 +5,10 @@
 /// Each thread sums the pairs of each of its own points in registers; when its own points
 /// change (and at the end) it adds the partial sums to the output with one global atomic
 /// per point, so the atomics are few (one per point and row-tile visit), not one per pair.
+/// For symmetric functors over one set (ColumnSums) each unordered pair is visited once and
+/// its value also summed for the column point: in a register that moves between the lanes of a
+/// warp after each step, so that after 32 steps each lane holds its warp's sum for one column
+/// (one atomic per 32 x PointsPerThread pairs).
 #pragma once
 
 #include <twobody/detail/last_block.cuh>
@@ -27,10 +31,12 @@ struct per_point_sum {
 namespace detail {
 
 /// RowThreads: the threads that hold a row tile's own points (the block's threads, or those of
-/// one column group: every group adds its own partial sums).
-template <class Out, int RowThreads, int PointsPerThread>
+/// one column group: every group adds its own partial sums). ColumnSums: also sum each pair
+/// for its column point (visitors.cuh, has_column_sums; self mode with a symmetric functor).
+template <class Out, int RowThreads, int PointsPerThread, bool ColumnSums = false>
 struct per_point_sum_agent {
-  static constexpr bool per_row = true;
+  static constexpr bool per_row     = true;
+  static constexpr bool column_sums = ColumnSums;
   struct params {
     Out* out;            ///< one slot per point of A, zeroed before the launch unless zero_count > 0
     size_type zero_count = 0;  ///< zero out[0, zero_count) first (needs a cooperative launch)
@@ -44,6 +50,7 @@ struct per_point_sum_agent {
 
   params p;
   Out acc[PointsPerThread];
+  Out column = Out{};  ///< ColumnSums: this lane's share of the sum of its current column
 
   __device__ per_point_sum_agent(params const& p_, temp_storage&, void*) : p(p_)
   {
@@ -64,6 +71,25 @@ struct per_point_sum_agent {
   __device__ void accumulate_row(int r, V const& v)
   {
     acc[r] += static_cast<Out>(v);
+  }
+
+  /// v for own point r and for this lane's column (padding columns, keep false, add nothing).
+  template <class V>
+  __device__ __forceinline__ void accumulate_both(int r, V const& v, bool keep)
+  {
+    Out const x = keep ? static_cast<Out>(v) : Out{};  // (a select: a bool v becomes 0 or 1 either way)
+    acc[r] += x;
+    column += x;
+  }
+
+  /// The next step's column of this lane is the one lane ^ lane_mask had.
+  __device__ __forceinline__ void pass_columns(int lane_mask) { column = __shfl_xor_sync(0xffffffffu, column, lane_mask); }
+
+  /// The warp's sum for column j (this lane's after 32 passes) into the output.
+  __device__ __forceinline__ void end_columns(size_type j, bool valid)
+  {
+    if (valid && column != Out{}) { atomicAdd(p.out + j, column); }
+    column = Out{};
   }
 
   /// Own point r of this thread is row_start + (threadIdx.x mod RowThreads) + r * RowThreads.
