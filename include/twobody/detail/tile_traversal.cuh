@@ -43,6 +43,14 @@ template <class Visitor>
 struct visitor_skips_tile_pairs<Visitor, cuda::std::void_t<typename Visitor::agent_type, typename Visitor::functor_type>>
   : cuda::std::bool_constant<has_window_units<typename Visitor::agent_type>::value && has_tile_forms_v<typename Visitor::functor_type>> {};
 
+/// Whether a visitor's agent asks for two blocks of 256 threads per SM (Agent::two_blocks_per_sm:
+/// at most 128 registers).
+template <class Visitor, class = void>
+struct visitor_wants_two_blocks : cuda::std::false_type {};
+template <class Visitor>
+struct visitor_wants_two_blocks<Visitor, cuda::std::void_t<typename Visitor::agent_type, decltype(Visitor::agent_type::two_blocks_per_sm)>>
+  : cuda::std::bool_constant<Visitor::agent_type::two_blocks_per_sm> {};
+
 /// Whether a visitor's agent sums each pair for both points (visitors.cuh, has_column_sums).
 template <class Visitor, class = void>
 struct visitor_sums_columns : cuda::std::false_type {};
@@ -272,12 +280,14 @@ struct tile_traversal {
   static constexpr bool sub_tile_pools = has_sub_tile_columns<source>::value && G == 1 && B / 32 > 1 &&
                                          (visitor_has_sub_tile_forms<Visitor>::value || visitor_skips_tile_pairs<Visitor>::value);
 
-  /// The pools' kernels of 256 threads and up to 4 points per thread keep two blocks per SM (128
-  /// registers): the pool's bookkeeping took the 1024-point tile's RDF kernel to 129.
+  /// Kernels of 256 threads keep two blocks per SM (128 registers) where the pools' kernels take
+  /// up to 4 points per thread (the pool's bookkeeping took the 1024-point tile's RDF kernel to
+  /// 129) and where the agent asks for it (visitor_wants_two_blocks).
   template <class Visitor>
   static constexpr int min_blocks_with()
   {
-    return sub_tile_pools<Visitor> && block_threads == 256 && R <= 4 && min_blocks_per_sm < 2 ? 2 : min_blocks_per_sm;
+    bool const two = (sub_tile_pools<Visitor> && R <= 4) || visitor_wants_two_blocks<Visitor>::value;
+    return two && block_threads == 256 && min_blocks_per_sm < 2 ? 2 : min_blocks_per_sm;
   }
 
   /// The block's count of drawn sub-tile pool tickets.

@@ -166,6 +166,12 @@ struct privatized_histogram_agent
   /// Passes over spread windows (detail::pass_windows) visit a tile pair only where they count
   /// its slots: enter_tile_pair.
   static constexpr bool window_units = Mode == window_mode::passes && has_slot_bounds<Binning>::value;
+  /// One pass over all slots keeps two blocks of 256 threads per SM (tile_traversal's
+  /// min_blocks_with): ptxas gave the 2048-point tile's formed SDH kernel 140 registers (one
+  /// block per SM) once finish() moved the host result out; with 129 the planner took the
+  /// 1024-point tile and the one-call SDH at 2^20 fell from 2.57 to 2.22 T pairs/s (H100).
+  /// Capped at 128 it does not spill. The windowed modes would spill (20-48 bytes): not capped.
+  static constexpr bool two_blocks_per_sm = Mode == window_mode::none;
   struct params {
     Binning bins;
     Count* counts;                   ///< bins.size() + 1 slots, the last one for outside values
