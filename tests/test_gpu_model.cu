@@ -123,6 +123,15 @@ TEST(GpuModel, OneCallHistogramRunsEveryForcedPlanCorrectly)
   }
 }
 
+// The 2048-point tile's one-pass SDH kernel asks the compiler for two blocks per SM (at most 128
+// registers): with more, the planner takes the 1024-point tile at 2^20 points (checked below).
+static_assert(twobody::detail::engine_min_blocks_v<
+                twobody::detail::tile_traversal<twobody::input::shared_tile<256, 8>, twobody::points<float, 3>>,
+                twobody::detail::statistic_visitor<
+                  twobody::detail::privatized_histogram_agent<twobody::distance_bins<float>, unsigned long long, unsigned,
+                                                              256, twobody::detail::window_mode::none>,
+                  twobody::detail::tile_formed<twobody::squared_euclidean>>> == 2);
+
 TEST(GpuModel, OneCallChoosesTilesBySizeAndStaysCorrect)
 {
   TBT_REQUIRE_GPU();
