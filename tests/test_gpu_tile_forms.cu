@@ -295,6 +295,7 @@ TEST(GpuTileForms, MatchTheCpuBackend)
   check_against_cpu<input::shared_tile<32, 1>>();
   check_against_cpu<input::shared_tile<64, 2>>();
   check_against_cpu<input::shared_tile<256, 2>>();
+  check_against_cpu<input::shared_tile<256, 8>>();  // the large-N tile, capped at 128 registers (spills)
 }
 
 // Float data of side L (faces, half-box pairs, repeated points, NaN): f on ordered tiles with
@@ -448,6 +449,7 @@ TEST(GpuTileForms, DistanceHistogramsMatchTheCpuBackend)
   TBT_REQUIRE_GPU();
   check_sdh_against_cpu<input::shared_tile<32, 1>>();
   check_sdh_against_cpu<input::shared_tile<64, 2>>();
+  check_sdh_against_cpu<input::shared_tile<256, 8>>();  // the large-N tile, capped at 128 registers
 }
 
 // The minimum image with weights: the weighted ordered path (gather of weights, forms without
