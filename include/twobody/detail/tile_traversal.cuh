@@ -5,6 +5,7 @@
 
 #include <twobody/detail/config.cuh>
 #include <twobody/detail/engine.cuh>
+#include <twobody/detail/periodic_box.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/detail/tile_schedule.cuh>
 #include <twobody/detail/visitors.cuh>
@@ -44,12 +45,15 @@ struct visitor_skips_tile_pairs<Visitor, cuda::std::void_t<typename Visitor::age
   : cuda::std::bool_constant<has_window_units<typename Visitor::agent_type>::value && has_tile_forms_v<typename Visitor::functor_type>> {};
 
 /// Whether a visitor's agent asks for two blocks of 256 threads per SM (Agent::two_blocks_per_sm:
-/// at most 128 registers).
+/// at most 128 registers), for functors without a periodic box: the minimum image's 2048-point
+/// tile kernel spilled 68 bytes at 128 registers, and the one-call periodic RDF at 2^20 fell
+/// from 2.03 to 1.85 T pairs/s (H200, bench_suite, 2026-11-28).
 template <class Visitor, class = void>
 struct visitor_wants_two_blocks : cuda::std::false_type {};
 template <class Visitor>
-struct visitor_wants_two_blocks<Visitor, cuda::std::void_t<typename Visitor::agent_type, decltype(Visitor::agent_type::two_blocks_per_sm)>>
-  : cuda::std::bool_constant<Visitor::agent_type::two_blocks_per_sm> {};
+struct visitor_wants_two_blocks<Visitor, cuda::std::void_t<typename Visitor::agent_type, typename Visitor::functor_type,
+                                                           decltype(Visitor::agent_type::two_blocks_per_sm)>>
+  : cuda::std::bool_constant<Visitor::agent_type::two_blocks_per_sm && !has_periodic_box<typename Visitor::functor_type>> {};
 
 /// Whether a visitor's agent sums each pair for both points (visitors.cuh, has_column_sums).
 template <class Visitor, class = void>

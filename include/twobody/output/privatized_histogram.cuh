@@ -170,7 +170,8 @@ struct privatized_histogram_agent
   /// min_blocks_with): ptxas gave the 2048-point tile's formed SDH kernel 140 registers (one
   /// block per SM) once finish() moved the host result out; with 129 the planner took the
   /// 1024-point tile and the one-call SDH at 2^20 fell from 2.57 to 2.22 T pairs/s (H100).
-  /// Capped at 128 it does not spill. The windowed modes would spill (20-48 bytes): not capped.
+  /// Capped at 128 it does not spill (the minimum image's would: not capped, see
+  /// visitor_wants_two_blocks). The windowed modes would spill (20-48 bytes): not capped.
   static constexpr bool two_blocks_per_sm = Mode == window_mode::none;
   struct params {
     Binning bins;
