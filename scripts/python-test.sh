@@ -3,7 +3,8 @@
 # Without a GPU the tests run on the CPU backend (against NumPy and SciPy) and the GPU tests
 # skip with a reason; on a GPU machine they also compare the GPU with the CPU backend.
 #
-#   scripts/python-test.sh          venv in build-python/venv, extension for CUDA_ARCHS (default 90a)
+#   scripts/python-test.sh          venv in build-python/venv, extension for CUDA_ARCHS (default 90a;
+#                                   without a GPU PTX only and unoptimised, as scripts/test.sh does)
 #
 # Env: CUDA_ARCHS (default 90a), PYTHON (default python3), VENV (default build-python/venv),
 #      TWOBODY_PIP_OFFLINE=1 to install with --no-build-isolation and no index (GPU machines
@@ -19,14 +20,16 @@ esac
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${REPO_ROOT}"
 PYTHON="${PYTHON:-python3}"
-ARCHS="${CUDA_ARCHS:-90a}"
+source scripts/device-build-flags.sh
+ARCHS="${TWOBODY_TEST_ARCHS}"
 
 if [[ "${TWOBODY_PIP_OFFLINE:-0}" == 1 ]]; then
   # Into build-python/site, so that the machine's own Python stays as it is.
   PY="${PYTHON}"
   rm -rf build-python/site
   "${PY}" -m pip install -q --no-index --no-build-isolation --no-deps --target build-python/site . \
-    -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" -Cbuild-dir=build-python/build
+    -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" \
+    -Ccmake.define.CMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}" -Cbuild-dir=build-python/build
   export PYTHONPATH="${REPO_ROOT}/build-python/site${PYTHONPATH:+:${PYTHONPATH}}"
 else
   VENV="${VENV:-${REPO_ROOT}/build-python/venv}"
@@ -41,7 +44,8 @@ else
   "${PY}" -m pip install -q --upgrade pip
   "${PY}" -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" numpy scipy pytest
   "${PY}" -m pip install -q --no-build-isolation . \
-    -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" -Cbuild-dir=build-python/build
+    -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" \
+    -Ccmake.define.CMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}" -Cbuild-dir=build-python/build
 fi
 # Run from outside the repository so that the installed package is the one imported.
 cd python/tests
