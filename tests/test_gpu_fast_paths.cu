@@ -298,3 +298,46 @@ TEST(GpuFastPaths, HistogramHostFormLeavesItsScratchZero)
     }
   }
 }
+
+// Host-synchronous counts and reductions fold their blocks' partials by ticket in the same
+// per-thread zeroed scratch as the histogram and per-point forms (no grid barrier): calls of
+// every kind in a row, sizes from one tile pair to many blocks, host and device points, each
+// exact against the CPU (integer coordinates), and the scratch all zero after each call.
+TEST(GpuFastPaths, CountAndReductionHostFormsLeaveTheScratchZero)
+{
+  TBT_REQUIRE_GPU();
+  auto scratch_is_zero = [] {
+    constexpr std::size_t bytes = detail::zeroed_scratch::capacity + sizeof(unsigned);
+    detail::zeroed_scratch* s   = detail::zeroed_scratch::of_thread(detail::zeroed_scratch::capacity);
+    std::vector<unsigned char> got(bytes, 1);
+    EXPECT_EQ(cudaMemcpy(got.data(), s->as<unsigned char>(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    s->settle();  // only read
+    return got == std::vector<unsigned char>(bytes, 0);
+  };
+  uniform_bins<float> const bins(-0.5f, 99.5f, 50);
+  uniform_bins<double> const dbins(-0.5, 99.5, 50);
+  for (std::int64_t n : {2, 100, 4096, tbt::quick() ? 9000 : 40000}) {
+    tbt::host_points<float, 3> h(n, 48);
+    tbt::device_points<float, 3> d(h);
+    auto const hd = h.as<double>();
+    for (float r : {5.f, 11.f}) {
+      auto const want = cpu::count_pairs(self_pairs(hd.view()), within_radius(double(r)));
+      EXPECT_EQ(count_pairs(exec::gpu, self_pairs(d.view()), within_radius(r)), want) << n;
+      EXPECT_TRUE(scratch_is_zero()) << "count, n " << n;
+      EXPECT_EQ(count_pairs(exec::gpu, self_pairs(h.view()), within_radius(r)), want) << "host points " << n;
+      auto const wwant = cpu::count_pairs(ordered_pairs(hd.weighted_view()), within_radius(double(r)));
+      EXPECT_EQ(count_pairs(exec::gpu, ordered_pairs(d.weighted_view()), within_radius(r)), wwant) << n;
+      EXPECT_TRUE(scratch_is_zero()) << "weighted count, n " << n;
+      // Sums of integer squared distances in double: exact in any order.
+      double const sum = reduce_pairs(exec::gpu, self_pairs(d.view()), squared_euclidean{}, cuda::std::plus<double>{}, 0.0);
+      EXPECT_EQ(sum, reduce_pairs(exec::cpu, self_pairs(hd.view()), squared_euclidean{}, cuda::std::plus<double>{}, 0.0)) << n;
+      EXPECT_TRUE(scratch_is_zero()) << "sum, n " << n;
+      auto got = histogram(exec::gpu, self_pairs(d.view()), squared_euclidean{}, bins);
+      got.counts.push_back(got.outside);
+      std::vector<unsigned long long> hwant(51);
+      cpu::histogram(self_pairs(hd.view()), squared_euclidean{}, dbins, hwant.data());
+      EXPECT_EQ(got.counts, hwant) << n;
+      EXPECT_TRUE(scratch_is_zero()) << "histogram, n " << n;
+    }
+  }
+}

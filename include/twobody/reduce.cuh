@@ -29,6 +29,7 @@
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/staging.cuh>
+#include <twobody/detail/zeroed_scratch.cuh>
 #include <twobody/output/registers.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
@@ -58,6 +59,49 @@ policy_plan plan_reduction(pair_set<Points> const& pairs)
   p.output_bytes   = static_cast<long long>(sizeof(T));
   using kernels    = reduction_kernels<Points, F, Op, T, Inner>;
   return cached_plan<kernels>(p, [] { return candidates_of<kernels::template kernel>(reduction_inputs<Points>{}); });
+}
+
+/// A host-synchronous reduction with input policy Input that folds by ticket: the partials and
+/// the ticket live in this thread's zeroed scratch, and the kernel's last block folds them into
+/// *mapped_result (mapped host memory) and zeroes them again: one launch, not cooperative, no
+/// grid barrier, allocation or copy back; synchronizes `stream`. False, with nothing enqueued,
+/// where that does not apply (no pairs, an untiled input, a non-arithmetic T, too many blocks
+/// for the scratch).
+template <class Input, class Points, class F, class Op, class T, class Inner>
+bool reduce_by_ticket_with(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* mapped_result,
+                           cudaStream_t stream)
+{
+  using kernel        = typename reduction_kernels<Points, F, Op, T, Inner>::template kernel<Input>;
+  launch_plan const lp = kernel::plan(pairs, 0);
+  if (!(cuda::std::is_arithmetic_v<T> && Input::tiled && lp.grid > 0)) { return false; }
+  zeroed_scratch* const scratch = zeroed_scratch::of_thread(sizeof(T) * static_cast<std::size_t>(lp.grid));
+  if (scratch == nullptr) { return false; }
+  {
+    staged_pairs<Points> const staged(pairs, stream);
+    kernel::launch(lp, staged.pairs(), f,
+                   typename kernel::params{scratch->as<T>(), op, identity, mapped_result, scratch->ticket()}, stream);
+  }
+  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  scratch->settle();
+  return true;
+}
+
+/// reduce_by_ticket_with with the named input policy, or the cost model's (input::automatic).
+template <class Input, class Points, class F, class Op, class T, class Inner>
+bool reduce_by_ticket(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* mapped_result,
+                      cudaStream_t stream)
+{
+  validate(pairs);
+  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
+    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
+    bool done              = false;
+    with_chosen_input(reduction_inputs<Points>{}, plan.input, [&](auto in) {
+      done = reduce_by_ticket_with<decltype(in), Points, F, Op, T, Inner>(pairs, f, op, identity, mapped_result, stream);
+    });
+    return done;
+  } else {
+    return reduce_by_ticket_with<Input, Points, F, Op, T, Inner>(pairs, f, op, identity, mapped_result, stream);
+  }
 }
 
 /// The reduction with input policy Input (both phases of the temp-storage protocol).
@@ -121,16 +165,19 @@ T copy_to_host(T const* d, cudaStream_t stream)
   return h;
 }
 
-/// A host-synchronous reduction's result: `run(d_result)` enqueues the work that writes it on
-/// `stream`. The kernel writes this thread's mapped host slot where the GPU maps host memory
-/// (no device result, no copy back), else a device result that is copied back.
-template <class T, class Run>
-T reduce_to_host(cudaStream_t stream, Run&& run)
+/// A host-synchronous reduction's result. Where the GPU maps host memory the kernel writes this
+/// thread's mapped host slot (no device result, no copy back): `by_ticket(slot)` folds by ticket
+/// in zeroed scratch and synchronizes, or returns false, and then `run(slot)` enqueues the work.
+/// Elsewhere `run(d_result)` writes a device result that is copied back.
+template <class T, class ByTicket, class Run>
+T reduce_to_host(cudaStream_t stream, ByTicket&& by_ticket, Run&& run)
 {
   auto const [host, device] = mapped_result_slot<T>();
   if (host != nullptr) {
-    run(device);
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (!by_ticket(device)) {
+      run(device);
+      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
     return *host;
   }
   device_buffer result(sizeof(T), stream);
@@ -212,9 +259,12 @@ T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f,
   return detail::on_backend(
     exec, "reduce_pairs", pairs, [&] { return cpu::reduce_pairs(pairs, f, op, identity); },
     [&](cudaStream_t stream) {
-      return detail::reduce_to_host<T>(stream, [&](T* d_result) {
-        detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, d_result, stream);
-      });
+      return detail::reduce_to_host<T>(
+        stream,
+        [&](T* mapped) { return detail::reduce_by_ticket<Input, Points, F, Op, T, T>(pairs, f, op, identity, mapped, stream); },
+        [&](T* d_result) {
+          detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, d_result, stream);
+        });
     });
 }
 
@@ -244,7 +294,13 @@ pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> 
   return detail::on_backend(
     exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
     [&](cudaStream_t stream) {
-      return detail::reduce_to_host<C>(stream, [&](C* d_result) { detail::count_allocating<Input>(pairs, pred, d_result, stream); });
+      return detail::reduce_to_host<C>(
+        stream,
+        [&](C* mapped) {
+          return detail::reduce_by_ticket<Input, Points, Pred, cuda::std::plus<C>, C, detail::count_inner_t<Points>>(
+            pairs, pred, cuda::std::plus<C>{}, C{}, mapped, stream);
+        },
+        [&](C* d_result) { detail::count_allocating<Input>(pairs, pred, d_result, stream); });
     });
 }
 

@@ -2,12 +2,14 @@
 /// \brief Output policy for Type I statistics: each thread reduces its pairs in registers
 /// with any associative operator, the block combines them with cub::BlockReduce, and each
 /// block writes one partial (one global write per block, no atomics). The partials are folded
-/// in block order, deterministic for a given grid: by block 0 of the same kernel after a grid
-/// barrier (a cooperative launch, one kernel per call), or by cub::DeviceReduce after it.
+/// in block order, deterministic for a given grid: by the last block of the same kernel to
+/// finish, found by a ticket in zeroed scratch (host-synchronous calls), by block 0 after a
+/// grid barrier (a cooperative launch, one kernel per call), or by cub::DeviceReduce after it.
 ///
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
 
+#include <twobody/detail/last_block.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
@@ -39,7 +41,11 @@ struct reduction_agent {
     T* partials;  ///< one slot per block
     Op op;
     T identity;
-    T* result = nullptr;  ///< if set, block 0 folds the partials into *result (needs a cooperative launch)
+    T* result = nullptr;  ///< if set, one block folds the partials into *result
+    /// With result and an arithmetic T: zero at the launch, with `partials` in the same zeroed
+    /// scratch (detail/zeroed_scratch.cuh); the last block to finish folds and leaves both zero.
+    /// Without: block 0 folds after a grid barrier (needs a cooperative launch).
+    unsigned* ticket = nullptr;
   };
   using block_reduce = cub::BlockReduce<T, BlockThreads>;
   using temp_storage = typename block_reduce::TempStorage;
@@ -86,13 +92,32 @@ struct reduction_agent {
     if (threadIdx.x == 0) { p.partials[blockIdx.x] = total; }
     if (p.result == nullptr) { return; }
     // One kernel instead of this one and a device reduction: after every block's partial is
-    // written, block 0 folds them in block order (deterministic for a given grid).
-    cooperative_groups::this_grid().sync();
-    if (blockIdx.x != 0) { return; }
+    // written, one block folds them in block order (deterministic for a given grid).
+    if (p.ticket != nullptr) {
+      if (!last_block_to_finish(p.ticket)) { return; }  // no block waits for another
+    } else {
+      cooperative_groups::this_grid().sync();
+      if (blockIdx.x != 0) { return; }
+    }
     T mine = p.identity;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) { mine = p.op(mine, p.partials[b]); }
+#pragma unroll 1
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) {
+      if constexpr (cuda::std::is_arithmetic_v<T>) {
+        if (p.ticket != nullptr) {
+          // volatile: from L2 (other SMs wrote it), then zero for the scratch's next use
+          T const part  = static_cast<T const volatile*>(p.partials)[b];
+          p.partials[b] = T{};
+          mine          = p.op(mine, part);
+          continue;
+        }
+      }
+      mine = p.op(mine, p.partials[b]);
+    }
     T const all = block_reduce(storage).Reduce(mine, p.op);
-    if (threadIdx.x == 0) { *p.result = all; }
+    if (threadIdx.x == 0) {
+      *p.result = all;
+      if (p.ticket != nullptr) { *p.ticket = 0; }
+    }
   }
 };
 
