@@ -85,6 +85,34 @@ struct reduction_agent {
     }
   }
 
+  /// This thread's fold of the partials b = threadIdx.x + k * BlockThreads, in order, read from
+  /// L2 (volatile: other SMs wrote them) in batches, so that a thread's round trips overlap; each
+  /// is zeroed for the scratch's next use (the host uses the ticket only for arithmetic T).
+  __device__ T fold_and_zero_partials()
+  {
+    T mine = p.identity;
+    if constexpr (cuda::std::is_arithmetic_v<T>) {
+      constexpr unsigned batch = 4;
+      for (unsigned b0 = threadIdx.x; b0 < gridDim.x; b0 += batch * BlockThreads) {
+        T part[batch];
+#pragma unroll
+        for (unsigned k = 0; k < batch; ++k) {
+          unsigned const b = b0 + k * BlockThreads;
+          part[k]          = b < gridDim.x ? static_cast<T const volatile*>(p.partials)[b] : p.identity;
+        }
+#pragma unroll
+        for (unsigned k = 0; k < batch; ++k) {
+          unsigned const b = b0 + k * BlockThreads;
+          if (b < gridDim.x) {
+            mine          = p.op(mine, part[k]);
+            p.partials[b] = T{};
+          }
+        }
+      }
+    }
+    return mine;
+  }
+
   __device__ void finish()
   {
     end_unit(0);
@@ -100,18 +128,10 @@ struct reduction_agent {
       if (blockIdx.x != 0) { return; }
     }
     T mine = p.identity;
-#pragma unroll 1
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) {
-      if constexpr (cuda::std::is_arithmetic_v<T>) {
-        if (p.ticket != nullptr) {
-          // volatile: from L2 (other SMs wrote it), then zero for the scratch's next use
-          T const part  = static_cast<T const volatile*>(p.partials)[b];
-          p.partials[b] = T{};
-          mine          = p.op(mine, part);
-          continue;
-        }
-      }
-      mine = p.op(mine, p.partials[b]);
+    if (p.ticket != nullptr) {
+      mine = fold_and_zero_partials();
+    } else {
+      for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) { mine = p.op(mine, p.partials[b]); }
     }
     T const all = block_reduce(storage).Reduce(mine, p.op);
     if (threadIdx.x == 0) {
