@@ -86,22 +86,30 @@ bool reduce_by_ticket_with(pair_set<Points> const& pairs, F const& f, Op op, T i
   return true;
 }
 
+/// fn(Input{}) with the named input policy, or with the cost model's (input::automatic; the
+/// plan is a function of the sizes and the device, so every call plans the same).
+template <class Input, class Points, class F, class Op, class T, class Inner, class Fn>
+void with_reduction_input(pair_set<Points> const& pairs, Fn&& fn)
+{
+  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
+    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
+    with_chosen_input(reduction_inputs<Points>{}, plan.input, fn);
+  } else {
+    fn(Input{});
+  }
+}
+
 /// reduce_by_ticket_with with the named input policy, or the cost model's (input::automatic).
 template <class Input, class Points, class F, class Op, class T, class Inner>
 bool reduce_by_ticket(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* mapped_result,
                       cudaStream_t stream)
 {
   validate(pairs);
-  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
-    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
-    bool done              = false;
-    with_chosen_input(reduction_inputs<Points>{}, plan.input, [&](auto in) {
-      done = reduce_by_ticket_with<decltype(in), Points, F, Op, T, Inner>(pairs, f, op, identity, mapped_result, stream);
-    });
-    return done;
-  } else {
-    return reduce_by_ticket_with<Input, Points, F, Op, T, Inner>(pairs, f, op, identity, mapped_result, stream);
-  }
+  bool done = false;
+  with_reduction_input<Input, Points, F, Op, T, Inner>(pairs, [&](auto in) {
+    done = reduce_by_ticket_with<decltype(in), Points, F, Op, T, Inner>(pairs, f, op, identity, mapped_result, stream);
+  });
+  return done;
 }
 
 /// The reduction with input policy Input (both phases of the temp-storage protocol).
@@ -146,15 +154,10 @@ void reduce_impl(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
                  T* d_result, cudaStream_t stream)
 {
   validate(pairs);
-  if constexpr (cuda::std::is_same_v<Input, input::automatic>) {
-    // Both phases plan the same (the plan is a function of the sizes and the device).
-    policy_plan const plan = plan_reduction<Points, F, Op, T, Inner>(pairs);
-    with_chosen_input(reduction_inputs<Points>{}, plan.input, [&](auto in) {
-      reduce_with<decltype(in), Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
-    });
-  } else {
-    reduce_with<Input, Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
-  }
+  // Both phases plan the same (with_reduction_input).
+  with_reduction_input<Input, Points, F, Op, T, Inner>(pairs, [&](auto in) {
+    reduce_with<decltype(in), Points, F, Op, T, Inner>(d_temp, temp_bytes, pairs, f, op, identity, d_result, stream);
+  });
 }
 
 template <class T>
