@@ -29,7 +29,8 @@ if [[ "${TWOBODY_PIP_OFFLINE:-0}" == 1 ]]; then
   rm -rf build-python/site
   "${PY}" -m pip install -q --no-index --no-build-isolation --no-deps --target build-python/site . \
     -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" \
-    -Ccmake.define.CMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}" -Cbuild-dir=build-python/build
+    -Ccmake.define.CMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}" \
+    -Ccmake.define.CMAKE_CUDA_FLAGS_RELEASE="${TWOBODY_TEST_RELEASE_FLAGS}" -Cbuild-dir=build-python/build
   export PYTHONPATH="${REPO_ROOT}/build-python/site${PYTHONPATH:+:${PYTHONPATH}}"
 else
   VENV="${VENV:-${REPO_ROOT}/build-python/venv}"
@@ -45,7 +46,8 @@ else
   "${PY}" -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" numpy scipy pytest
   "${PY}" -m pip install -q --no-build-isolation . \
     -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${ARCHS}" \
-    -Ccmake.define.CMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}" -Cbuild-dir=build-python/build
+    -Ccmake.define.CMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}" \
+    -Ccmake.define.CMAKE_CUDA_FLAGS_RELEASE="${TWOBODY_TEST_RELEASE_FLAGS}" -Cbuild-dir=build-python/build
 fi
 # Run from outside the repository so that the installed package is the one imported.
 cd python/tests

@@ -7,7 +7,7 @@
 #
 # Without a GPU (no nvidia-smi -L) the device tests skip, so their device code only has to
 # compile: it is built as PTX only (90a-virtual) without device optimisation (-Xcicc -O0),
-# a third of the full build's time. With a GPU, or with CUDA_ARCHS set, it is built for real.
+# and host code at -O1 (scripts/device-build-flags.sh says why). With a GPU, or with CUDA_ARCHS set, it is built for real.
 #
 # Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90a with a GPU), TWOBODY_SKIP_PYTHON=1
 #      to leave out the Python package.
@@ -32,6 +32,8 @@ CMAKE_ARGS=(-S . -B "${BUILD_DIR}"
   -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_CUDA_ARCHITECTURES="${TWOBODY_TEST_ARCHS}"
   -DCMAKE_CUDA_FLAGS="${TWOBODY_TEST_CUDA_FLAGS}"
+  -DCMAKE_CUDA_FLAGS_RELEASE="${TWOBODY_TEST_RELEASE_FLAGS}"
+  -DCMAKE_CXX_FLAGS_RELEASE="${TWOBODY_TEST_RELEASE_FLAGS}"
   -DTWOBODY_BUILD_TESTS=ON
   -DTWOBODY_BUILD_EXAMPLES=ON
   -DTWOBODY_BUILD_BENCHMARKS=ON)

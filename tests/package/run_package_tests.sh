@@ -4,7 +4,8 @@
 # (the consumer's main() returns 0 without touching CUDA, so it is also run).
 #
 # Usage: run_package_tests.sh <twobody repo root> <scratch dir>
-# Honours CUDACXX (nvcc path); defaults CUDA architectures to 90.
+# Honours CUDACXX (nvcc path) and, from the test build, TWOBODY_PACKAGE_ARCHS (default 90),
+# TWOBODY_PACKAGE_CUDA_FLAGS and TWOBODY_PACKAGE_RELEASE_FLAGS (default -O3 -DNDEBUG).
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -16,7 +17,7 @@ ROOT="$(cd "$1" && pwd)"
 mkdir -p "$2"
 SCRATCH="$(cd "$2" && pwd)"
 HERE="${ROOT}/tests/package"
-ARCHS=90
+ARCHS="${TWOBODY_PACKAGE_ARCHS:-90}"
 
 if [[ -z "${CUDACXX:-}" ]] && ! command -v nvcc >/dev/null 2>&1 \
    && [[ -x /usr/local/cuda/bin/nvcc ]]; then
@@ -33,6 +34,8 @@ COMMON=(
   "${GEN[@]}"
   -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_CUDA_ARCHITECTURES="${ARCHS}"
+  -DCMAKE_CUDA_FLAGS="${TWOBODY_PACKAGE_CUDA_FLAGS:-}"
+  -DCMAKE_CUDA_FLAGS_RELEASE="${TWOBODY_PACKAGE_RELEASE_FLAGS:--O3 -DNDEBUG}"
 )
 
 build_consumer() {   # name, extra cmake args...
