@@ -42,8 +42,9 @@ struct reduction_agent {
     Op op;
     T identity;
     T* result = nullptr;  ///< if set, one block folds the partials into *result
-    /// With result and an arithmetic T: zero at the launch, with `partials` in the same zeroed
-    /// scratch (detail/zeroed_scratch.cuh); the last block to finish folds and leaves both zero.
+    /// With result and an arithmetic T: zero at the launch (this thread's zeroed scratch,
+    /// detail/zeroed_scratch.cuh, or the ticket of the caller's temp storage,
+    /// detail/temp_tickets.cuh); the last block to finish folds, zeroes the partials and resets it.
     /// Without: block 0 folds after a grid barrier (needs a cooperative launch).
     unsigned* ticket = nullptr;
   };
@@ -121,16 +122,13 @@ struct reduction_agent {
     if (p.result == nullptr) { return; }
     // One kernel instead of this one and a device reduction: after every block's partial is
     // written, one block folds them in block order (deterministic for a given grid).
+    T mine = p.identity;
     if (p.ticket != nullptr) {
       if (!last_block_to_finish(p.ticket)) { return; }  // no block waits for another
+      mine = fold_and_zero_partials();
     } else {
       cooperative_groups::this_grid().sync();
       if (blockIdx.x != 0) { return; }
-    }
-    T mine = p.identity;
-    if (p.ticket != nullptr) {
-      mine = fold_and_zero_partials();
-    } else {
       for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) { mine = p.op(mine, p.partials[b]); }
     }
     T const all = block_reduce(storage).Reduce(mine, p.op);
