@@ -353,7 +353,7 @@ TEST(GpuFastPaths, AsynchronousCountsFoldByTheTicketOfTheirTempStorage)
   TBT_REQUIRE_GPU();
   using C = unsigned long long;
   auto ticket_is_zero = [](void const* temp) {
-    unsigned* const t = detail::temp_tickets::of(temp, false, 0);
+    unsigned* const t = detail::temp_tickets::of(temp, 0);
     if (t == nullptr) { return true; }  // past the cap: no ticket, nothing to leave zero
     unsigned got = 1;
     EXPECT_EQ(cudaMemcpy(&got, t, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -416,7 +416,7 @@ TEST(GpuFastPaths, AsynchronousCountsFoldByTheTicketOfTheirTempStorage)
   }
   std::vector<C> const got(counts.begin(), counts.end());
   EXPECT_EQ(std::count(got.begin(), got.end(), want), storages);
-  EXPECT_EQ(detail::temp_tickets::of(thrust::raw_pointer_cast(temp.data()) + (storages - 1) * stride, false, 0), nullptr)
+  EXPECT_EQ(detail::temp_tickets::of(thrust::raw_pointer_cast(temp.data()) + (storages - 1) * stride, 0), nullptr)
     << "the device's tickets should all be taken";
   for (auto& x : s) { EXPECT_EQ(cudaStreamDestroy(x), cudaSuccess); }
 }

@@ -134,13 +134,13 @@ void reduce_with(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
                                                identity, stream));
   }
   if (d_temp == nullptr) {
-    if (by_ticket) { temp_tickets::prepare(!stream_capturing(stream), stream); }
+    if (by_ticket) { temp_tickets::prepare(stream); }
     temp_bytes = partial_bytes + cub_bytes;
     return;
   }
   TWOBODY_EXPECTS(temp_bytes >= partial_bytes + cub_bytes, "reduce_pairs: temp_bytes is smaller than the size query returned");
   TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
-  unsigned* const ticket = by_ticket ? temp_tickets::of(d_temp, !stream_capturing(stream), stream) : nullptr;
+  unsigned* const ticket = by_ticket ? temp_tickets::of(d_temp, stream) : nullptr;
   lp.cooperative         = ticket == nullptr && foldable && cooperative_launches();
   bool const folds       = ticket != nullptr || lp.cooperative;
   T* partials = static_cast<T*>(d_temp);

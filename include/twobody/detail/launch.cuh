@@ -49,14 +49,6 @@ struct launch_plan {
 /// after it: issue 24's one-call floor).
 inline bool cooperative_launches() { return device_info::get().cooperative_launch; }
 
-/// Whether `stream` is being captured into a CUDA graph (no synchronous step may run then).
-inline bool stream_capturing(cudaStream_t stream)
-{
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  TWOBODY_CUDA_TRY(cudaStreamIsCapturing(stream, &status));
-  return status != cudaStreamCaptureStatusNone;
-}
-
 inline int current_device()
 {
   int dev = 0;

@@ -24,21 +24,21 @@ class temp_tickets {
   static constexpr int per_device = 4096;
 
   /// Makes the current device's tickets where they are not yet made (a synchronous step on
-  /// `stream`; skipped while `may_allocate` is false, during a stream capture). The sizing
-  /// phase of a temporary-storage call does it, normally before any capture.
-  static void prepare(bool may_allocate, cudaStream_t stream)
+  /// `stream`, skipped while `stream` is captured). The sizing phase of a temporary-storage
+  /// call does it, normally before any capture.
+  static void prepare(cudaStream_t stream)
   {
     std::lock_guard<std::mutex> const lock(mutex());
-    (void)of_device(may_allocate, stream);
+    (void)of_device(stream);
   }
 
   /// The ticket of `d_temp` on the current device, zero while no call that uses it is in
-  /// flight; null when this device's tickets are all taken, or not made and `may_allocate` is
-  /// false.
-  static unsigned* of(void const* d_temp, bool may_allocate, cudaStream_t stream)
+  /// flight; null when this device's tickets are all taken, or not made (prepare) and `stream`
+  /// is captured.
+  static unsigned* of(void const* d_temp, cudaStream_t stream)
   {
     std::lock_guard<std::mutex> const lock(mutex());
-    device_tickets* const d = of_device(may_allocate, stream);
+    device_tickets* const d = of_device(stream);
     if (d == nullptr) { return nullptr; }
     if (auto const it = d->by_temp.find(d_temp); it != d->by_temp.end()) { return it->second; }
     if (d->used == per_device) { return nullptr; }
@@ -58,17 +58,19 @@ class temp_tickets {
     return m;
   }
 
-  /// The current device's tickets, made here where they are not yet and `may_allocate` (the
-  /// thread in relaxed capture mode meanwhile, so that a capture elsewhere in the thread is
-  /// not disturbed); null where they are not made. Called under mutex().
-  static device_tickets* of_device(bool may_allocate, cudaStream_t stream)
+  /// The current device's tickets, made here where they are not yet and `stream` is not
+  /// captured (the thread in relaxed capture mode meanwhile, so that a capture elsewhere in the
+  /// thread is not disturbed); null where they are not made. Called under mutex().
+  static device_tickets* of_device(cudaStream_t stream)
   {
     static std::map<int, device_tickets> devices;
     int dev = 0;
     TWOBODY_CUDA_TRY(cudaGetDevice(&dev));
     device_tickets& d = devices[dev];
     if (d.base != nullptr) { return &d; }
-    if (!may_allocate) { return nullptr; }
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    TWOBODY_CUDA_TRY(cudaStreamIsCapturing(stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone) { return nullptr; }
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     TWOBODY_CUDA_TRY(cudaThreadExchangeStreamCaptureMode(&mode));
     void* p                  = nullptr;

@@ -22,6 +22,14 @@ namespace twobody {
 
 namespace detail {
 
+/// Whether `stream` is being captured into a CUDA graph (no synchronous step may run then).
+inline bool stream_capturing(cudaStream_t stream)
+{
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  TWOBODY_CUDA_TRY(cudaStreamIsCapturing(stream, &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
 /// For a histogram past shared memory (`plan` in passes or global atomics): the spilling plan
 /// (one pass; the window of slots where a sample of the pairs falls most, and the outside slot,
 /// in shared memory, the other slots' updates to global atomics) when the cost model predicts
