@@ -2,7 +2,6 @@
 // within_radius's fused sign-bit count (also with NaN and inf), and per-point sums.
 #include "common.cuh"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -341,82 +340,4 @@ TEST(GpuFastPaths, CountAndReductionHostFormsLeaveTheScratchZero)
       EXPECT_TRUE(scratch_is_zero()) << "histogram, n " << n;
     }
   }
-}
-
-// Asynchronous counts and reductions with temporary storage fold by the ticket keyed by that
-// storage (detail/temp_tickets.cuh): repeated calls on one storage, two streams with their own
-// storage in flight together, and more distinct storages than a device has tickets (the rest
-// fold cooperatively). Every result exact against the CPU backend (integer coordinates), into
-// poisoned outputs, and every ticket zero again after its call.
-TEST(GpuFastPaths, AsynchronousCountsFoldByTheTicketOfTheirTempStorage)
-{
-  TBT_REQUIRE_GPU();
-  using C = unsigned long long;
-  auto ticket_is_zero = [](void const* temp) {
-    unsigned* const t = detail::temp_tickets::of(temp, 0);
-    if (t == nullptr) { return true; }  // past the cap: no ticket, nothing to leave zero
-    unsigned got = 1;
-    EXPECT_EQ(cudaMemcpy(&got, t, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
-    return got == 0;
-  };
-  auto read = [](auto const& v) { return static_cast<typename std::decay_t<decltype(v)>::value_type>(v[0]); };
-  cudaStream_t s[2];
-  for (auto& x : s) { ASSERT_EQ(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking), cudaSuccess); }
-  for (std::int64_t n : {2, 100, 4096, tbt::quick() ? 9000 : 40000}) {
-    tbt::host_points<float, 3> h(n, 48);
-    tbt::device_points<float, 3> d(h);
-    auto const hd    = h.as<double>();
-    auto const pairs = self_pairs(d.view());
-    C const want5    = cpu::count_pairs(self_pairs(hd.view()), within_radius(5.0));
-    C const want11   = cpu::count_pairs(self_pairs(hd.view()), within_radius(11.0));
-    std::size_t bytes = 0;
-    count_pairs(nullptr, bytes, pairs, within_radius(5.f), static_cast<C*>(nullptr), s[0]);
-    std::size_t const stride = (bytes + 255) / 256 * 256;
-    thrust::device_vector<unsigned char> temp(2 * stride);
-    void* const t0 = thrust::raw_pointer_cast(temp.data());
-    void* const t1 = static_cast<unsigned char*>(t0) + stride;
-    for (int k = 0; k < 20; ++k) {
-      auto c0 = tbt::poisoned<C>(1);
-      auto c1 = tbt::poisoned<C>(1);
-      count_pairs(t0, bytes, pairs, within_radius(5.f), thrust::raw_pointer_cast(c0.data()), s[0]);
-      count_pairs(t1, bytes, pairs, within_radius(11.f), thrust::raw_pointer_cast(c1.data()), s[1]);
-      for (auto& x : s) { ASSERT_EQ(cudaStreamSynchronize(x), cudaSuccess); }
-      ASSERT_EQ(read(c0), want5) << "n " << n << ", call " << k;
-      ASSERT_EQ(read(c1), want11) << "n " << n << ", call " << k;
-      EXPECT_TRUE(ticket_is_zero(t0) && ticket_is_zero(t1)) << "n " << n;
-    }
-    // Sums of integer squared distances in double: exact in any order.
-    double const sum_want =
-      reduce_pairs(exec::cpu, self_pairs(hd.view()), squared_euclidean{}, cuda::std::plus<double>{}, 0.0);
-    std::size_t sum_bytes = 0;
-    reduce_pairs(nullptr, sum_bytes, pairs, squared_euclidean{}, cuda::std::plus<double>{}, 0.0, static_cast<double*>(nullptr));
-    thrust::device_vector<unsigned char> sum_temp(sum_bytes);
-    for (int k = 0; k < 3; ++k) {
-      auto sum = tbt::poisoned<double>(1);
-      reduce_pairs(thrust::raw_pointer_cast(sum_temp.data()), sum_bytes, pairs, squared_euclidean{},
-                   cuda::std::plus<double>{}, 0.0, thrust::raw_pointer_cast(sum.data()));
-      EXPECT_EQ(read(sum), sum_want) << "n " << n;
-      EXPECT_TRUE(ticket_is_zero(thrust::raw_pointer_cast(sum_temp.data()))) << "n " << n;
-    }
-  }
-  // More distinct temporary storages than a device has tickets: every call still exact.
-  tbt::host_points<float, 3> h(300, 48);
-  tbt::device_points<float, 3> d(h);
-  auto const pairs = self_pairs(d.view());
-  C const want     = cpu::count_pairs(self_pairs(h.as<double>().view()), within_radius(7.0));
-  std::size_t bytes = 0;
-  count_pairs(nullptr, bytes, pairs, within_radius(7.f), static_cast<C*>(nullptr));
-  std::size_t const stride = (bytes + 255) / 256 * 256;
-  int const storages       = detail::temp_tickets::per_device + 16;
-  thrust::device_vector<unsigned char> temp(stride * storages);
-  thrust::device_vector<C> counts(storages, C(0xABABABABABABABABull));
-  for (int k = 0; k < storages; ++k) {
-    count_pairs(thrust::raw_pointer_cast(temp.data()) + k * stride, bytes, pairs, within_radius(7.f),
-                thrust::raw_pointer_cast(counts.data()) + k);
-  }
-  std::vector<C> const got(counts.begin(), counts.end());
-  EXPECT_EQ(std::count(got.begin(), got.end(), want), storages);
-  EXPECT_EQ(detail::temp_tickets::of(thrust::raw_pointer_cast(temp.data()) + (storages - 1) * stride, 0), nullptr)
-    << "the device's tickets should all be taken";
-  for (auto& x : s) { EXPECT_EQ(cudaStreamDestroy(x), cudaSuccess); }
 }

@@ -29,7 +29,6 @@
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/pinned_array.cuh>
 #include <twobody/detail/staging.cuh>
-#include <twobody/detail/temp_tickets.cuh>
 #include <twobody/detail/zeroed_scratch.cuh>
 #include <twobody/output/registers.cuh>
 #include <twobody/points.cuh>
@@ -119,38 +118,31 @@ void reduce_with(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
                  T* d_result, cudaStream_t stream)
 {
   using kernel = typename reduction_kernels<Points, F, Op, T, Inner>::template kernel<Input>;
-  // The grid depends only on the device and the sizes, so both phases agree on it. Where the
-  // grid is persistent (a tiled input) the kernel folds its own partials, in block order (one
-  // launch, the small-set floor): its last block by a ticket keyed by d_temp (arithmetic T,
-  // detail/temp_tickets.cuh), else block 0 after a grid barrier (a cooperative launch). Else,
-  // or without tickets or cooperative launches, cub::DeviceReduce folds them after it.
-  launch_plan lp      = kernel::plan(pairs, 0);
-  bool const foldable = lp.grid > 0 && Input::tiled;
-  bool const by_ticket = foldable && cuda::std::is_arithmetic_v<T>;
+  // The grid depends only on the device and the sizes, so both phases agree on it, and on
+  // whether one cooperative kernel folds its own partials (one launch, the small-set floor)
+  // or cub::DeviceReduce does after it.
+  launch_plan lp = kernel::plan(pairs, 0);
+  lp.cooperative = lp.grid > 0 && Input::tiled && cooperative_launches();
   std::size_t const partial_bytes = (sizeof(T) * static_cast<std::size_t>(lp.grid) + 255) / 256 * 256;
   std::size_t cub_bytes = 0;
-  if (!(foldable && cooperative_launches())) {
+  if (!lp.cooperative) {
     TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, cub_bytes, static_cast<T*>(nullptr), d_result, lp.grid, op,
                                                identity, stream));
   }
   if (d_temp == nullptr) {
-    if (by_ticket) { temp_tickets::prepare(stream); }
     temp_bytes = partial_bytes + cub_bytes;
     return;
   }
   TWOBODY_EXPECTS(temp_bytes >= partial_bytes + cub_bytes, "reduce_pairs: temp_bytes is smaller than the size query returned");
   TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
-  unsigned* const ticket = by_ticket ? temp_tickets::of(d_temp, stream) : nullptr;
-  lp.cooperative         = ticket == nullptr && foldable && cooperative_launches();
-  bool const folds       = ticket != nullptr || lp.cooperative;
   T* partials = static_cast<T*>(d_temp);
   if (lp.grid > 0) {
     staged_pairs<Points> const staged(pairs, stream);
     pair_set<Points> const dev = staged.pairs();
-    kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity, folds ? d_result : nullptr, ticket},
+    kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity, lp.cooperative ? d_result : nullptr},
                    stream);
   }
-  if (folds) { return; }
+  if (lp.cooperative) { return; }
   // With no pairs (grid 0) CUB writes the identity.
   TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, cub_bytes, partials,
                                              d_result, lp.grid, op, identity, stream));

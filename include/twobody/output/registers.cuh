@@ -42,9 +42,8 @@ struct reduction_agent {
     Op op;
     T identity;
     T* result = nullptr;  ///< if set, one block folds the partials into *result
-    /// With result and an arithmetic T: zero at the launch (this thread's zeroed scratch,
-    /// detail/zeroed_scratch.cuh, or the ticket of the caller's temp storage,
-    /// detail/temp_tickets.cuh); the last block to finish folds, zeroes the partials and resets it.
+    /// With result and an arithmetic T: zero at the launch, with `partials` in the same zeroed
+    /// scratch (detail/zeroed_scratch.cuh); the last block to finish folds and leaves both zero.
     /// Without: block 0 folds after a grid barrier (needs a cooperative launch).
     unsigned* ticket = nullptr;
   };
