@@ -211,8 +211,11 @@ inline kernel_attributes runtime_attributes(void const* kernel)
 template <class Traversal, auto Kernel>
 std::size_t visitor_smem_limit()
 {
-  std::size_t const limit = attributes_of<Kernel>().dynamic_limit, own = traversal_dynamic_bytes_v<Traversal>;
-  TWOBODY_EXPECTS(own <= limit, "the traversal's shared-memory stages need more shared memory than a block has on this GPU");
+  std::size_t const limit  = attributes_of<Kernel>().dynamic_limit;
+  constexpr std::size_t own = traversal_dynamic_bytes_v<Traversal>;
+  if constexpr (own > 0) {  // (a traversal without stages, e.g. the nearest points', has nothing to check)
+    TWOBODY_EXPECTS(own <= limit, "the traversal's shared-memory stages need more shared memory than a block has on this GPU");
+  }
   return limit - own;
 }
 
