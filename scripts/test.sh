@@ -7,7 +7,8 @@
 #
 # Without a GPU (no nvidia-smi -L) the device tests skip, so their device code only has to
 # compile: it is built as PTX only (90a-virtual) without device optimisation (-Xcicc -O0),
-# and host code at -O1 (scripts/device-build-flags.sh says why). With a GPU, or with CUDA_ARCHS set, it is built for real.
+# and host code at -O1 (scripts/device-build-flags.sh says why). With a GPU, or with
+# CUDA_ARCHS set, it is built for real.
 #
 # Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90a with a GPU), TWOBODY_SKIP_PYTHON=1
 #      to leave out the Python package.
