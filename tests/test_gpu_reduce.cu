@@ -31,6 +31,17 @@ struct lopsided {
   }
 };
 
+/// A signed integer per pair, -1, 0 or 1, with both signs common: integer sums fold by atomic
+/// adds in one cooperative kernel (registers.cuh), whose two's-complement words must give the
+/// signed sums.
+struct signed_step {
+  template <class T>
+  __host__ __device__ int operator()(point<T, 3> const& a, point<T, 3> const& b) const
+  {
+    return (a.x[0] > b.x[1]) - (a.x[0] < b.x[1]);
+  }
+};
+
 template <class Input, class T, class F, class Op, class R>
 R gpu_reduce(pair_set<points<T, 3>> const& pairs, F f, Op op, R identity)
 {
@@ -54,8 +65,23 @@ auto gpu_count(pair_set<P> const& pairs, float r)
   auto result       = tbt::poisoned<C>(1);
   auto pred         = within_radius(static_cast<typename P::value_type>(r));
   count_pairs<Input>(nullptr, bytes, pairs, pred, thrust::raw_pointer_cast(result.data()));
+  EXPECT_GE(bytes, 1u);  // never 0: the second call's d_temp must not read as a size query
   thrust::device_vector<unsigned char> temp(bytes);
   count_pairs<Input>(thrust::raw_pointer_cast(temp.data()), bytes, pairs, pred, thrust::raw_pointer_cast(result.data()));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  C h;
+  cudaMemcpy(&h, thrust::raw_pointer_cast(result.data()), sizeof(C), cudaMemcpyDeviceToHost);
+  return h;
+}
+
+/// The one-call count into device memory (no scratch of the caller's; none at all where one
+/// cooperative kernel adds the blocks' counts into the result).
+template <class Input, class P>
+auto gpu_count_one_call(pair_set<P> const& pairs, float r)
+{
+  using C     = pair_count_t<P>;
+  auto result = tbt::poisoned<C>(1);
+  count_pairs<Input>(pairs, within_radius(static_cast<typename P::value_type>(r)), thrust::raw_pointer_cast(result.data()));
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   C h;
   cudaMemcpy(&h, thrust::raw_pointer_cast(result.data()), sizeof(C), cudaMemcpyDeviceToHost);
@@ -88,7 +114,17 @@ TYPED_TEST(GpuReduce, MatchesCpuBackend)
       auto const hpairs = tbt::make_pairs(m, hda.view(), hdb.view());
       std::string const what = std::string(tbt::mode_name(m)) + " na=" + std::to_string(na) + " nb=" + std::to_string(nb);
 
-      EXPECT_EQ(gpu_count<Input>(pairs, 10.f), cpu::count_pairs(hpairs, within_radius(10.0))) << what;
+      auto const count_ref = cpu::count_pairs(hpairs, within_radius(10.0));
+      EXPECT_EQ(gpu_count<Input>(pairs, 10.f), count_ref) << what;
+      EXPECT_EQ(gpu_count_one_call<Input>(pairs, 10.f), count_ref) << what;
+      EXPECT_EQ((gpu_reduce<Input>(pairs, signed_step{}, cuda::std::plus<long long>{}, 0ll)),
+                cpu::reduce_pairs(hpairs, signed_step{}, cuda::std::plus<long long>{}, 0ll))
+        << what;
+      if (pairs.count() < (1ull << 31)) {  // no signed overflow in the reference
+        EXPECT_EQ((gpu_reduce<Input>(pairs, signed_step{}, cuda::std::plus<int>{}, 0)),
+                  cpu::reduce_pairs(hpairs, signed_step{}, cuda::std::plus<int>{}, 0))
+          << what;
+      }
       EXPECT_EQ((gpu_reduce<Input>(pairs, squared_euclidean{}, cuda::std::plus<double>{}, 0.0)),
                 cpu::reduce_pairs(hpairs, squared_euclidean{}, cuda::std::plus<double>{}, 0.0))
         << what;
@@ -122,9 +158,11 @@ TYPED_TEST(GpuReduce, WeightedCount)
     auto hda = ha.template as<double>();
     auto hdb = hb.template as<double>();
     tbt::device_points<T, 3> a(ha), b(hb);
-    double const got  = gpu_count<Input>(tbt::make_pairs(m, a.weighted_view(), b.weighted_view()), 12.f);
+    auto const pairs  = tbt::make_pairs(m, a.weighted_view(), b.weighted_view());
+    double const got  = gpu_count<Input>(pairs, 12.f);
     double const want = cpu::count_pairs(tbt::make_pairs(m, hda.weighted_view(), hdb.weighted_view()), within_radius(12.0));
     EXPECT_EQ(got, want) << tbt::mode_name(m);
+    EXPECT_EQ(gpu_count_one_call<Input>(pairs, 12.f), want) << tbt::mode_name(m);  // a fold of partials
     EXPECT_GT(want, 0.0);
   }
 }

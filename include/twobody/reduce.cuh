@@ -39,6 +39,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 namespace twobody {
 namespace detail {
 
@@ -112,40 +114,70 @@ bool reduce_by_ticket(pair_set<Points> const& pairs, F const& f, Op op, T identi
   return done;
 }
 
+/// One reduction's launch with input policy Input. The grid depends only on the device and the
+/// sizes, so both phases of the temp-storage protocol build the same one, and the same choice:
+/// one cooperative kernel that folds its own partials (one launch, the small-set floor; an
+/// integer sum adds into the result and needs no scratch at all), or cub::DeviceReduce after it.
+template <class Input, class Points, class F, class Op, class T, class Inner>
+struct reduction_launch {
+  using kernel = typename reduction_kernels<Points, F, Op, T, Inner>::template kernel<Input>;
+  using agent  = reduction_agent<T, Op, Inner, Input::block_threads>;
+
+  launch_plan lp;
+  bool add_into_result     = false;
+  std::size_t partial_bytes = 0;
+  std::size_t cub_bytes     = 0;
+
+  reduction_launch(pair_set<Points> const& pairs, Op op, T identity, T* d_result, cudaStream_t stream)
+    : lp(kernel::plan(pairs, 0))
+  {
+    lp.cooperative  = lp.grid > 0 && Input::tiled && cooperative_launches();
+    add_into_result = lp.cooperative && agent::add_in_any_order;
+    if (!add_into_result) { partial_bytes = (sizeof(T) * static_cast<std::size_t>(lp.grid) + 255) / 256 * 256; }
+    if (!lp.cooperative) {
+      TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, cub_bytes, static_cast<T*>(nullptr), d_result, lp.grid, op,
+                                                 identity, stream));
+    }
+  }
+
+  /// Scratch the launch uses (0 for an integer sum folded in one kernel).
+  std::size_t scratch_bytes() const { return partial_bytes + cub_bytes; }
+  /// The size query's answer: at least 1 byte, so that the second call's d_temp is never null
+  /// (as with CUB, where a null d_temp is the query).
+  std::size_t temp_bytes() const { return std::max<std::size_t>(scratch_bytes(), 1); }
+
+  /// Enqueues the work; d_temp holds scratch_bytes() (it may be null where that is 0).
+  void enqueue(void* d_temp, pair_set<Points> const& pairs, F const& f, Op op, T identity, T* d_result,
+               cudaStream_t stream) const
+  {
+    T* partials = static_cast<T*>(d_temp);
+    if (lp.grid > 0) {
+      staged_pairs<Points> const staged(pairs, stream);
+      typename kernel::params p{partials, op, identity, lp.cooperative ? d_result : nullptr};
+      p.add_into_result = add_into_result;
+      kernel::launch(lp, staged.pairs(), f, p, stream);
+    }
+    if (lp.cooperative) { return; }
+    // With no pairs (grid 0) CUB writes the identity.
+    std::size_t bytes = cub_bytes;
+    TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, bytes, partials,
+                                               d_result, lp.grid, op, identity, stream));
+  }
+};
+
 /// The reduction with input policy Input (both phases of the temp-storage protocol).
 template <class Input, class Points, class F, class Op, class T, class Inner>
 void reduce_with(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& pairs, F const& f, Op op, T identity,
                  T* d_result, cudaStream_t stream)
 {
-  using kernel = typename reduction_kernels<Points, F, Op, T, Inner>::template kernel<Input>;
-  // The grid depends only on the device and the sizes, so both phases agree on it, and on
-  // whether one cooperative kernel folds its own partials (one launch, the small-set floor)
-  // or cub::DeviceReduce does after it.
-  launch_plan lp = kernel::plan(pairs, 0);
-  lp.cooperative = lp.grid > 0 && Input::tiled && cooperative_launches();
-  std::size_t const partial_bytes = (sizeof(T) * static_cast<std::size_t>(lp.grid) + 255) / 256 * 256;
-  std::size_t cub_bytes = 0;
-  if (!lp.cooperative) {
-    TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, cub_bytes, static_cast<T*>(nullptr), d_result, lp.grid, op,
-                                               identity, stream));
-  }
+  reduction_launch<Input, Points, F, Op, T, Inner> const run(pairs, op, identity, d_result, stream);
   if (d_temp == nullptr) {
-    temp_bytes = partial_bytes + cub_bytes;
+    temp_bytes = run.temp_bytes();
     return;
   }
-  TWOBODY_EXPECTS(temp_bytes >= partial_bytes + cub_bytes, "reduce_pairs: temp_bytes is smaller than the size query returned");
+  TWOBODY_EXPECTS(temp_bytes >= run.scratch_bytes(), "reduce_pairs: temp_bytes is smaller than the size query returned");
   TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
-  T* partials = static_cast<T*>(d_temp);
-  if (lp.grid > 0) {
-    staged_pairs<Points> const staged(pairs, stream);
-    pair_set<Points> const dev = staged.pairs();
-    kernel::launch(lp, dev, f, typename kernel::params{partials, op, identity, lp.cooperative ? d_result : nullptr},
-                   stream);
-  }
-  if (lp.cooperative) { return; }
-  // With no pairs (grid 0) CUB writes the identity.
-  TWOBODY_CUDA_TRY(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(d_temp) + partial_bytes, cub_bytes, partials,
-                                             d_result, lp.grid, op, identity, stream));
+  run.enqueue(d_temp, pairs, f, op, identity, d_result, stream);
 }
 
 /// The reduction with the named input policy, or the cost model's (input::automatic).
@@ -188,15 +220,23 @@ T reduce_to_host(cudaStream_t stream, ByTicket&& by_ticket, Run&& run)
   return copy_to_host(result.as<T>(), stream);
 }
 
-/// The one-call forms into device memory: scratch space allocated stream-ordered here, so only
-/// d_result is the caller's (checked by the public forms that take one).
+/// The one-call forms into device memory: planned once, with scratch space allocated
+/// stream-ordered here where the launch needs some (an integer sum in one cooperative kernel,
+/// the one-call count's usual case, needs none), so only d_result is the caller's (checked by
+/// the public forms that take one).
 template <class Input, class Points, class F, class Op, class T, class Inner>
 void reduce_allocating(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* d_result, cudaStream_t stream)
 {
-  std::size_t bytes = 0;
-  reduce_impl<Input, Points, F, Op, T, Inner>(nullptr, bytes, pairs, f, op, identity, d_result, stream);
-  device_buffer temp(bytes, stream);
-  reduce_impl<Input, Points, F, Op, T, Inner>(temp.data(), bytes, pairs, f, op, identity, d_result, stream);
+  validate(pairs);
+  with_reduction_input<Input, Points, F, Op, T, Inner>(pairs, [&](auto in) {
+    reduction_launch<decltype(in), Points, F, Op, T, Inner> const run(pairs, op, identity, d_result, stream);
+    if (run.scratch_bytes() == 0) {
+      run.enqueue(nullptr, pairs, f, op, identity, d_result, stream);
+      return;
+    }
+    device_buffer temp(run.scratch_bytes(), stream);
+    run.enqueue(temp.data(), pairs, f, op, identity, d_result, stream);
+  });
 }
 
 /// Plain counts add 32-bit integers in the hot loop (folded into 64 bits every tile pair).

@@ -1,10 +1,12 @@
 /// \file registers.cuh
 /// \brief Output policy for Type I statistics: each thread reduces its pairs in registers
 /// with any associative operator, the block combines them with cub::BlockReduce, and each
-/// block writes one partial (one global write per block, no atomics). The partials are folded
-/// in block order, deterministic for a given grid: by the last block of the same kernel to
-/// finish, found by a ticket in zeroed scratch (host-synchronous calls), by block 0 after a
-/// grid barrier (a cooperative launch, one kernel per call), or by cub::DeviceReduce after it.
+/// block writes one partial (one global write per block). The partials are folded in block
+/// order, deterministic for a given grid: by the last block of the same kernel to finish, found
+/// by a ticket in zeroed scratch (host-synchronous calls), by block 0 after a grid barrier (a
+/// cooperative launch, one kernel per call), or by cub::DeviceReduce after it. Integer sums (the
+/// counts) need no partials in a cooperative launch: after a grid barrier every block adds its
+/// total to the result atomically, which is exact in any order.
 ///
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
@@ -14,6 +16,8 @@
 #include <twobody/points.cuh>
 
 #include <cub/block/block_reduce.cuh>
+#include <cuda/std/functional>
+#include <cuda/std/type_traits>
 
 #include <cooperative_groups.h>
 
@@ -46,7 +50,14 @@ struct reduction_agent {
     /// scratch (detail/zeroed_scratch.cuh); the last block to finish folds and leaves both zero.
     /// Without: block 0 folds after a grid barrier (needs a cooperative launch).
     unsigned* ticket = nullptr;
+    /// With result, no ticket and a cooperative launch of an integer sum (add_in_any_order):
+    /// block 0 stores its total in *result and, after a grid barrier, the other blocks add
+    /// theirs atomically; `partials` is unused (the one-call count needs no scratch).
+    bool add_into_result = false;
   };
+  /// Integer sums are exact in any order, so blocks may add into the result atomically.
+  static constexpr bool add_in_any_order =
+    cuda::std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) && cuda::std::is_same_v<Op, cuda::std::plus<T>>;
   using block_reduce = cub::BlockReduce<T, BlockThreads>;
   using temp_storage = typename block_reduce::TempStorage;
 
@@ -117,6 +128,21 @@ struct reduction_agent {
   {
     end_unit(0);
     T const total = block_reduce(storage).Reduce(narrow ? outer : inner, p.op);
+    if constexpr (add_in_any_order) {
+      if (p.add_into_result) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) { *p.result = total; }
+        cooperative_groups::this_grid().sync();  // block 0's store lands before any block adds
+        if (blockIdx.x != 0 && threadIdx.x == 0) {
+          // Two's-complement addition: the unsigned word's sum is the signed one's too.
+          if constexpr (sizeof(T) == 8) {
+            atomicAdd(reinterpret_cast<unsigned long long*>(p.result), static_cast<unsigned long long>(total));
+          } else {
+            atomicAdd(reinterpret_cast<unsigned*>(p.result), static_cast<unsigned>(total));
+          }
+        }
+        return;
+      }
+    }
     if (threadIdx.x == 0) { p.partials[blockIdx.x] = total; }
     if (p.result == nullptr) { return; }
     // One kernel instead of this one and a device reduction: after every block's partial is
