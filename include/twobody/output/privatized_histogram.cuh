@@ -193,8 +193,12 @@ struct privatized_histogram_agent
     /// grid barrier, no cooperative launch).
     unsigned* ticket = nullptr;
   };
-  struct temp_storage {};
+  struct temp_storage {
+    unsigned arrival;  ///< zero_counts: thread 0's token of the grid barrier
+    int waiting;       ///< zero_counts: no flush has waited at the barrier yet
+  };
 
+  temp_storage& storage;
   params p;
   Counter* h;
   int stride_bytes;  ///< bytes between the counters of one copy
@@ -213,8 +217,9 @@ struct privatized_histogram_agent
   int spill_slot[step_hooks ? max_step : 1];
   Counter spill_value[step_hooks ? max_step : 1];
 
-  __device__ privatized_histogram_agent(params const& p_, temp_storage&, void* dyn)
-    : p(p_),
+  __device__ privatized_histogram_agent(params const& p_, temp_storage& s, void* dyn)
+    : storage(s),
+      p(p_),
       h(static_cast<Counter*>(dyn)),
       stride_bytes(p_.copies * int(sizeof(Counter))),
       mine_bytes((threadIdx.x & 31) % p_.copies * int(sizeof(Counter))),
@@ -227,11 +232,16 @@ struct privatized_histogram_agent
     for (int i = threadIdx.x; i < words; i += BlockThreads) { h[i] = Counter{}; }
     if (p.zero_counts) {
       // One kernel instead of a memset and a kernel: each block zeroes its share of the output,
-      // and no flush starts before every share is zero.
+      // and no flush starts before every share is zero. The blocks arrive at the grid barrier
+      // now and wait at their first flush, so its latency passes while pairs are counted.
       for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
         p.counts[p.window_begin + s] = Count{};
       }
-      cooperative_groups::this_grid().sync();
+      unsigned const token = cooperative_groups::this_grid().barrier_arrive();
+      if (threadIdx.x == 0) {
+        storage.arrival = token;
+        storage.waiting = 1;
+      }
     }
     __syncthreads();
   }
@@ -384,6 +394,11 @@ struct privatized_histogram_agent
 
   __device__ void flush()
   {
+    // Block-uniform: storage.waiting changes only between two barriers of the block.
+    if (p.zero_counts && storage.waiting != 0) {
+      cooperative_groups::this_grid().barrier_wait(threadIdx.x == 0 ? storage.arrival : 0u);  // (a block barrier)
+      if (threadIdx.x == 0) { storage.waiting = 0; }
+    }
     __syncthreads();
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
       // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.

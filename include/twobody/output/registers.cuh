@@ -51,15 +51,19 @@ struct reduction_agent {
     /// Without: block 0 folds after a grid barrier (needs a cooperative launch).
     unsigned* ticket = nullptr;
     /// With result, no ticket and a cooperative launch of an integer sum (add_in_any_order):
-    /// block 0 stores its total in *result and, after a grid barrier, the other blocks add
-    /// theirs atomically; `partials` is unused (the one-call count needs no scratch).
+    /// block 0 zeroes *result at the start, and each block adds its total atomically at the end
+    /// once every block has arrived at the grid barrier (arrived at the start, so nobody waits
+    /// there in practice); `partials` is unused (the one-call count needs no scratch).
     bool add_into_result = false;
   };
   /// Integer sums are exact in any order, so blocks may add into the result atomically.
   static constexpr bool add_in_any_order =
     cuda::std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) && cuda::std::is_same_v<Op, cuda::std::plus<T>>;
   using block_reduce = cub::BlockReduce<T, BlockThreads>;
-  using temp_storage = typename block_reduce::TempStorage;
+  struct temp_storage {
+    typename block_reduce::TempStorage reduce;
+    unsigned arrival;  ///< add_into_result: thread 0's token of the grid barrier
+  };
 
   temp_storage& storage;
   params p;
@@ -69,6 +73,14 @@ struct reduction_agent {
   __device__ reduction_agent(params const& p_, temp_storage& s, void*) : storage(s), p(p_), outer(p_.identity), inner{}
   {
     if constexpr (!narrow) { inner = p_.identity; }
+    if constexpr (add_in_any_order) {
+      if (p.add_into_result) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) { *p.result = T{}; }
+        // Arrive now, wait at the end: the barrier's latency passes while the pairs are counted.
+        unsigned const token = cooperative_groups::this_grid().barrier_arrive();
+        if (threadIdx.x == 0) { storage.arrival = token; }
+      }
+    }
   }
 
   template <class V>
@@ -127,12 +139,12 @@ struct reduction_agent {
   __device__ void finish()
   {
     end_unit(0);
-    T const total = block_reduce(storage).Reduce(narrow ? outer : inner, p.op);
+    T const total = block_reduce(storage.reduce).Reduce(narrow ? outer : inner, p.op);
     if constexpr (add_in_any_order) {
       if (p.add_into_result) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) { *p.result = total; }
-        cooperative_groups::this_grid().sync();  // block 0's store lands before any block adds
-        if (blockIdx.x != 0 && threadIdx.x == 0) {
+        // Block 0's zero lands before any block adds (only thread 0's token is read).
+        cooperative_groups::this_grid().barrier_wait(threadIdx.x == 0 ? storage.arrival : 0u);
+        if (threadIdx.x == 0 && total != T{}) {
           // Two's-complement addition: the unsigned word's sum is the signed one's too.
           if constexpr (sizeof(T) == 8) {
             atomicAdd(reinterpret_cast<unsigned long long*>(p.result), static_cast<unsigned long long>(total));
@@ -156,7 +168,7 @@ struct reduction_agent {
       if (blockIdx.x != 0) { return; }
       for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads) { mine = p.op(mine, p.partials[b]); }
     }
-    T const all = block_reduce(storage).Reduce(mine, p.op);
+    T const all = block_reduce(storage.reduce).Reduce(mine, p.op);
     if (threadIdx.x == 0) {
       *p.result = all;
       if (p.ticket != nullptr) { *p.ticket = 0; }
