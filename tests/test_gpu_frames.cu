@@ -241,8 +241,8 @@ TEST(GpuGraphs, CapturedHistogramAndCountReplay1000Times)
 }
 
 // A small call is one GPU operation: the histogram's kernel zeroes its own (poisoned) output
-// and the count's kernel folds its own partials (cooperative launches), so each captures as
-// one graph node. Results against the reference at sizes that take each small tile.
+// and the count's kernel adds its blocks' counts into its result (cooperative launches), so
+// each captures as one graph node. Results against the reference at sizes that take each small tile.
 TEST(GpuSmallSets, SmallCallsAreOneKernel)
 {
   TBT_REQUIRE_GPU();
@@ -287,7 +287,12 @@ TEST(GpuSmallSets, SmallCallsAreOneKernel)
     std::vector<unsigned long long> got(h.size());
     thrust::copy(h.begin(), h.end(), got.begin());
     EXPECT_EQ(got, ref) << n;
-    EXPECT_EQ(c[0], tbt::reference_histograms(t, nullptr, -0.5, 30.5, 1)[0][0]) << n;
+    auto const count_ref = tbt::reference_histograms(t, nullptr, -0.5, 30.5, 1)[0][0];
+    EXPECT_EQ(c[0], count_ref) << n;
+    // The one-call count into device memory needs no scratch: it too is one node, no allocation.
+    c[0] = 0xdeadbeefull;
+    EXPECT_EQ(nodes_of([&] { count_pairs(dp, within_sq{f, 30.5f}, thrust::raw_pointer_cast(c.data()), s); }), 1u) << n;
+    EXPECT_EQ(c[0], count_ref) << n;
     // A floating reduction folded in the kernel: the sum of all minimum-image squared distances
     // (integer coordinates: every term and the double sum are exact integers).
     thrust::device_vector<double> sum(1, -1.0);
