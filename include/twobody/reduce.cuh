@@ -230,11 +230,7 @@ void reduce_allocating(pair_set<Points> const& pairs, F const& f, Op op, T ident
   validate(pairs);
   with_reduction_input<Input, Points, F, Op, T, Inner>(pairs, [&](auto in) {
     reduction_launch<decltype(in), Points, F, Op, T, Inner> const run(pairs, op, identity, d_result, stream);
-    if (run.scratch_bytes() == 0) {
-      run.enqueue(nullptr, pairs, f, op, identity, d_result, stream);
-      return;
-    }
-    device_buffer temp(run.scratch_bytes(), stream);
+    device_buffer const temp(run.scratch_bytes(), stream);  // 0 bytes: no allocation, a null data()
     run.enqueue(temp.data(), pairs, f, op, identity, d_result, stream);
   });
 }
