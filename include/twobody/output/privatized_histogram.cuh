@@ -21,11 +21,12 @@
 
 #include <twobody/detail/last_block.cuh>
 #include <twobody/detail/pass_windows.cuh>
-#include <twobody/detail/split_grid_barrier.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
+
+#include <cooperative_groups.h>
 
 namespace twobody {
 namespace output {
@@ -193,7 +194,8 @@ struct privatized_histogram_agent
     unsigned* ticket = nullptr;
   };
   struct temp_storage {
-    split_grid_barrier zeroed;  ///< zero_counts: every block's share of `counts` is zero once all arrived
+    unsigned arrival;  ///< zero_counts: thread 0's token of the grid barrier
+    int waiting;       ///< zero_counts: no flush has waited at the barrier yet
   };
 
   temp_storage& storage;
@@ -235,7 +237,11 @@ struct privatized_histogram_agent
       for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
         p.counts[p.window_begin + s] = Count{};
       }
-      storage.zeroed.arrive();
+      unsigned const token = cooperative_groups::this_grid().barrier_arrive();
+      if (threadIdx.x == 0) {
+        storage.arrival = token;
+        storage.waiting = 1;
+      }
     }
     __syncthreads();
   }
@@ -388,7 +394,11 @@ struct privatized_histogram_agent
 
   __device__ void flush()
   {
-    if (p.zero_counts) { storage.zeroed.wait_once(); }  // (the constructor's and each flush's barriers order it)
+    // Block-uniform: storage.waiting changes only between two barriers of the block.
+    if (p.zero_counts && storage.waiting != 0) {
+      cooperative_groups::this_grid().barrier_wait(threadIdx.x == 0 ? storage.arrival : 0u);  // (a block barrier)
+      if (threadIdx.x == 0) { storage.waiting = 0; }
+    }
     __syncthreads();
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
       // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.
