@@ -21,12 +21,11 @@
 
 #include <twobody/detail/last_block.cuh>
 #include <twobody/detail/pass_windows.cuh>
+#include <twobody/detail/split_grid_barrier.cuh>
 #include <twobody/detail/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
-
-#include <cooperative_groups.h>
 
 namespace twobody {
 namespace output {
@@ -194,8 +193,7 @@ struct privatized_histogram_agent
     unsigned* ticket = nullptr;
   };
   struct temp_storage {
-    unsigned arrival;  ///< zero_counts: thread 0's token of the grid barrier
-    int waiting;       ///< zero_counts: no flush has waited at the barrier yet
+    split_grid_barrier zeroed;  ///< zero_counts: every block's share of `counts` is zero once all arrived
   };
 
   temp_storage& storage;
@@ -237,11 +235,7 @@ struct privatized_histogram_agent
       for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
         p.counts[p.window_begin + s] = Count{};
       }
-      unsigned const token = cooperative_groups::this_grid().barrier_arrive();
-      if (threadIdx.x == 0) {
-        storage.arrival = token;
-        storage.waiting = 1;
-      }
+      storage.zeroed.arrive();
     }
     __syncthreads();
   }
@@ -394,11 +388,7 @@ struct privatized_histogram_agent
 
   __device__ void flush()
   {
-    // Block-uniform: storage.waiting changes only between two barriers of the block.
-    if (p.zero_counts && storage.waiting != 0) {
-      cooperative_groups::this_grid().barrier_wait(threadIdx.x == 0 ? storage.arrival : 0u);  // (a block barrier)
-      if (threadIdx.x == 0) { storage.waiting = 0; }
-    }
+    if (p.zero_counts) { storage.zeroed.wait_once(); }  // (the constructor's and each flush's barriers order it)
     __syncthreads();
     for (int s = threadIdx.x; s < p.window_size; s += BlockThreads) {
       // Each copy is bounded by the flush limit, their sum is not: add in the 64-bit Count.

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <twobody/detail/last_block.cuh>
+#include <twobody/detail/split_grid_barrier.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
@@ -62,7 +63,7 @@ struct reduction_agent {
   using block_reduce = cub::BlockReduce<T, BlockThreads>;
   struct temp_storage {
     typename block_reduce::TempStorage reduce;
-    unsigned arrival;  ///< add_into_result: thread 0's token of the grid barrier
+    split_grid_barrier zeroed;  ///< add_into_result: the result is zero once every block arrived
   };
 
   temp_storage& storage;
@@ -77,8 +78,7 @@ struct reduction_agent {
       if (p.add_into_result) {
         if (blockIdx.x == 0 && threadIdx.x == 0) { *p.result = T{}; }
         // Arrive now, wait at the end: the barrier's latency passes while the pairs are counted.
-        unsigned const token = cooperative_groups::this_grid().barrier_arrive();
-        if (threadIdx.x == 0) { storage.arrival = token; }
+        storage.zeroed.arrive();
       }
     }
   }
@@ -142,8 +142,7 @@ struct reduction_agent {
     T const total = block_reduce(storage.reduce).Reduce(narrow ? outer : inner, p.op);
     if constexpr (add_in_any_order) {
       if (p.add_into_result) {
-        // Block 0's zero lands before any block adds (only thread 0's token is read).
-        cooperative_groups::this_grid().barrier_wait(threadIdx.x == 0 ? storage.arrival : 0u);
+        storage.zeroed.wait_once();  // block 0's zero lands before any block adds
         if (threadIdx.x == 0 && total != T{}) {
           // Two's-complement addition: the unsigned word's sum is the signed one's too.
           if constexpr (sizeof(T) == 8) {
