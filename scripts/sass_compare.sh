@@ -6,6 +6,7 @@
 #   bash scripts/sass_compare.sh BASE [PROBE.cu] [FILTER]
 #
 # PROBE defaults to scripts/probes/kernels.cu; FILTER (a regex on mangled names) to all.
+# Names are demangled by c++filt, namespaces dropped; registers show +Ns where a kernel spills N bytes of stack.
 # Needs cuobjdump and nvdisasm on PATH; without a CUDA toolkit that has them:
 #   python3 -m venv /tmp/venv-tools && /tmp/venv-tools/bin/pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
 #   export PATH=$(echo /tmp/venv-tools/lib/python3*/site-packages/nvidia/cu13/bin):$PATH
@@ -27,26 +28,30 @@ build "$work/base" base & b=$!
 build "$root" new & n=$!
 wait $b && wait $n
 python3 - "$work" "$filter" <<'PY'
-import re, sys
+import re, subprocess, sys
 work, filt = sys.argv[1], re.compile(sys.argv[2])
 def stats(tag):
     regs, count, name = {}, {}, None
     for line in open(f"{work}/{tag}.res"):
         m = re.search(r"Function (\S+):", line)
         if m: name = m.group(1)
-        m = re.search(r"REG:(\d+)", line)
-        if m and name: regs[name] = int(m.group(1))
+        m = re.search(r"REG:(\d+) STACK:(\d+)", line)
+        if m and name: regs[name] = f"{m.group(1)}" + (f"+{m.group(2)}s" if m.group(2) != "0" else "")
     for line in open(f"{work}/{tag}.sass"):
         m = re.match(r"\s*Function : (\S+)", line)
         if m: name = m.group(1); count[name] = 0; continue
         if name and re.search(r"/\*[0-9a-f]{4,}\*/\s+\S", line) and "NOP" not in line: count[name] += 1
     return regs, count
+def short(names):  # demangled, namespaces dropped: the input shape, agent and functor stay readable
+    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
+    drop = re.compile(r"\b(twobody|detail|input|output|cub|cuda|std|__4|CUB_\w+|THRUST_\w+)::")
+    return [drop.sub("", o) for o in out] if len(out) == len(names) else names
 br, bc = stats("base"); nr, nc = stats("new")
 names = sorted(k for k in set(bc) | set(nc) if filt.search(k))
-print(f"{'regs':>9} {'instructions':>15}  kernel (mangled, shortened)")
-for k in names:
+print(f"{'registers(+stack)':>17} {'instructions':>13}  kernel")
+for k, d in zip(names, short(names)):
     r0, r1, c0, c1 = br.get(k, '-'), nr.get(k, '-'), bc.get(k, '-'), nc.get(k, '-')
-    mark = ' ' if (r0, c0) == (r1, c1) else '*'
-    print(f"{r0!s:>4}/{r1!s:<4} {c0!s:>7}/{c1!s:<7}{mark} {k[:150]}")
-print(f"{len(names)} kernels; * marks a difference")
+    mark = ' ' if (r0, c0) == (r1, c1) else ('R' if r0 != r1 else '*')
+    print(f"{r0!s:>8}/{r1!s:<8} {c0!s:>6}/{c1!s:<6} {mark} {d[:300]}")
+print(f"{len(names)} kernels; * marks other instruction counts, R other registers or stack")
 PY

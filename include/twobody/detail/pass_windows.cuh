@@ -28,7 +28,10 @@ struct pass_windows {
   __host__ __device__ int holding(int lo, int hi) const
   {
     if (passes <= 1) { return hi < window && lo >= 0 ? 0 : -1; }
-    int const k = first_ending_past(hi);
+    long long const over = static_cast<long long>(hi) - window + 1;  // the first window must begin at or past this
+    int k = over <= 0 ? 0 : static_cast<int>(over * (passes - 1) / (slots - window));
+    while (k > 0 && begin(k - 1) + window > hi) { --k; }
+    while (k < passes && begin(k) + window <= hi) { ++k; }
     return k < passes && begin(k) <= lo ? k : -1;
   }
   /// How many windows hold any of slots lo .. hi (lo <= hi): the passes that stage a tile pair of
@@ -42,20 +45,12 @@ struct pass_windows {
     last     = last < passes - 1 ? last : passes - 1;
     while (last + 1 < passes && begin(last + 1) <= hi) { ++last; }
     while (last >= 0 && begin(last) > hi) { --last; }
-    int const first = first_ending_past(lo);
+    long long const over = static_cast<long long>(lo) - window + 1;
+    int first = over <= 0 || span <= 0 ? 0 : static_cast<int>(over * (passes - 1) / span);
+    first     = first < passes ? first : passes - 1;
+    while (first > 0 && begin(first - 1) + window > lo) { --first; }
+    while (first < passes && begin(first) + window <= lo) { ++first; }
     return last >= first ? last - first + 1 : 0;
-  }
-  /// passes > 1: the first window that ends past slot s (begin(k) + window > s), or passes if
-  /// none; from an estimate and a step or two (the windows' ends grow with k).
-  __host__ __device__ int first_ending_past(int s) const
-  {
-    long long const span = slots - window;
-    long long const over = static_cast<long long>(s) - window + 1;  // such a window begins at or past this
-    int k = over <= 0 || span <= 0 ? 0 : static_cast<int>(over * (passes - 1) / span);
-    k     = k < passes ? k : passes - 1;
-    while (k > 0 && begin(k - 1) + window > s) { --k; }
-    while (k < passes && begin(k) + window <= s) { ++k; }
-    return k;
   }
   /// The pass whose own range holds slot s.
   __host__ __device__ int owner(int s) const

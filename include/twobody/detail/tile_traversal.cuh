@@ -294,13 +294,6 @@ struct tile_traversal {
     return two && block_threads == 256 && min_blocks_per_sm < 2 ? 2 : min_blocks_per_sm;
   }
 
-  /// Whether the tile pair at (row_start, col_start) goes by sub-tile pairs (with sub_tile_pools):
-  /// a full off-diagonal one of points ordered in sub-tiles.
-  __device__ __forceinline__ bool full_sub_tiled(bool diagonal, size_type row_start, size_type col_start) const
-  {
-    return in.sub_tiles == B / 32 && !diagonal && in.a.size - row_start >= TS && in.b.size - col_start >= TS;
-  }
-
   /// The block's count of drawn sub-tile pool tickets.
   __device__ static int& sub_tile_tickets()
   {
@@ -423,7 +416,8 @@ struct tile_traversal {
             // window is counted whole by that window's pass; any other is staged by each pass
             // whose window meets it, and its sub-tile pairs are decided on their own boxes
             // (visit_by_sub_tiles: smaller boxes span fewer slots, so fewer passes count each).
-            bool const by_sub_tiles = full_sub_tiled(sched.is_diagonal(row, col), row_start, col * TS);
+            bool const by_sub_tiles = in.sub_tiles == B / 32 && !sched.is_diagonal(row, col) &&
+                                      in.a.size - row_start >= TS && in.b.size - col * TS >= TS;
             int const decision = by_sub_tiles ? out.tile_pair_decision(in.boxes_a[row], in.boxes_b[col])
                                               : (out.takes_tile_pair(in.boxes_a[row], in.boxes_b[col]) ? 1 : 0);
             takes       = decision != 0;
@@ -458,7 +452,7 @@ struct tile_traversal {
           unsigned long long const cullable = (diagonal || W) ? 0ull : bound;
           bool by_sub_tiles = false;
           if constexpr (sub_tile_pools<Visitor>) {
-            by_sub_tiles = full_sub_tiled(diagonal, row_start, col_start);
+            by_sub_tiles = in.sub_tiles == B / 32 && !diagonal && row_count == TS && col_count == TS;
             if constexpr (visitor_skips_tile_pairs<Visitor>::value && !visitor_has_sub_tile_forms<Visitor>::value) {
               // A pass counting a tile pair whole takes it whole (the pool's reloads are for
               // deciding per sub-tile pair; (r_p, pi), 65536 bins: 0.867 s by the pool, 0.81 s whole).

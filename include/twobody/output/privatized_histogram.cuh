@@ -345,8 +345,12 @@ struct privatized_histogram_agent
   {
     if (p.windows.passes <= 1) { return true; }
     slot_bounds const b = slot_bounds_of(p.bins, lower, upper, bounded);
-    int const whole_in  = enter_whole(b);
-    if (whole_in >= 0) { return whole_in == p.pass; }
+    int const whole_in  = p.windows.holding(b.lo, b.hi);
+    unit_whole          = whole_in >= 0;
+    if (unit_whole) {
+      count_window(p.window_begin, p.window_begin + p.window_size);
+      return whole_in == p.pass;
+    }
     int const own_begin = p.windows.own_begin(p.pass), own_end = p.windows.own_end(p.pass);
     count_window(own_begin, own_end);
     return b.hi >= own_begin && b.lo < own_end;
@@ -362,19 +366,13 @@ struct privatized_histogram_agent
   {
     if (p.windows.passes <= 1) { return 1; }
     slot_bounds const b = slot_bounds_of(p.bins, lower, upper, bounded);
-    int const whole_in  = enter_whole(b);
-    if (whole_in >= 0) { return whole_in == p.pass ? 1 : 0; }
+    int const whole_in  = p.windows.holding(b.lo, b.hi);
+    if (whole_in >= 0) {
+      unit_whole = true;
+      count_window(p.window_begin, p.window_begin + p.window_size);
+      return whole_in == p.pass ? 1 : 0;
+    }
     return b.hi >= p.window_begin && b.lo < p.window_begin + p.window_size ? 2 : 0;
-  }
-
-  /// The window that holds every slot of b, or -1 (enter_tile_pair and its sub-tile form): such
-  /// pairs are counted whole, in the whole window, by that window's pass only.
-  __device__ __forceinline__ int enter_whole(slot_bounds const& b)
-  {
-    int const whole_in = p.windows.holding(b.lo, b.hi);
-    unit_whole         = whole_in >= 0;
-    if (unit_whole) { count_window(p.window_begin, p.window_begin + p.window_size); }
-    return whole_in;
   }
 
   /// Block-uniform: called by every thread after each work unit with a bound on the
