@@ -2,7 +2,7 @@
 // SDH's per-pair instructions (3 FADD, FMUL, 2 FFMA, MUFU.SQRT, FFMA for the bin, IMAD for the
 // address, ATOMS into 32 lane-private copies; columns broadcast from shared memory, R = 8 own
 // points per thread, 256 threads, 2 blocks per SM), and the same loop without the MUFU, without
-// the ATOMS, or without both. Prints pairs per second (median of 7 timed launches, CUDA events).
+// the ATOMS, or without both; and with s * rsqrt(s) (MUFU.RSQ) for the square root. Prints pairs per second (median of 7 timed launches, CUDA events).
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
@@ -12,7 +12,9 @@
 
 constexpr int B = 256, R = 8, COLS = 2048, BINS = 256, COPIES = 32;
 
-template <bool Mufu, bool Atoms>
+// Root: 0 none (the slot from the squared distance), 1 sqrt.approx (MUFU.SQRT), 2 s * rsqrt.approx(s)
+// (MUFU.RSQ, FMNMX and an FMUL).
+template <int Root, bool Atoms>
 __global__ void __launch_bounds__(B, 2) pairs(float4 const* pts, int n, int sweeps, unsigned* out, float scale)
 {
   __shared__ float4 col[COLS];
@@ -37,7 +39,16 @@ __global__ void __launch_bounds__(B, 2) pairs(float4 const* pts, int n, int swee
         float const dx = ax[r] - c.x, dy = ay[r] - c.y, dz = az[r] - c.z;
         float const s2 = fmaf(dz, dz, fmaf(dy, dy, dx * dx));
         float d;
-        if (Mufu) { asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(s2)); } else { d = s2; }
+        if (Root == 1) {
+          asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(s2));
+        } else if (Root == 2) {
+          float q;
+          // (the max: s = 0, a point against itself, gives 0 * inf = NaN; with it 0 * 1e15 = 0; 1e-38 would be flushed to 0 by the ftz)
+          asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(q) : "f"(fmaxf(s2, 1e-30f)));
+          d = s2 * q;
+        } else {
+          d = s2;
+        }
         unsigned const bits = __float_as_uint(__fmaf_rd(d, scale, 8388608.0f));
         unsigned const addr = bits * (COPIES * 4u) + off;
         if (Atoms) {
@@ -53,10 +64,10 @@ __global__ void __launch_bounds__(B, 2) pairs(float4 const* pts, int n, int swee
   if (sink == 0x12345u) out[0] = sink;  // keeps the no-atomics loop
 }
 
-template <bool Mufu, bool Atoms>
+template <int Root, bool Atoms>
 int run(char const* name, float4 const* pts, int n, unsigned* out, int blocks, int sweeps)
 {
-  auto k = pairs<Mufu, Atoms>;
+  auto k = pairs<Root, Atoms>;
   std::size_t const smem = BINS * COPIES * sizeof(unsigned);
   CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0;
@@ -66,7 +77,7 @@ int run(char const* name, float4 const* pts, int n, unsigned* out, int blocks, i
   CHECK(cudaEventCreate(&b));
   // The SDH's 256 bins over the 100^3 box's diagonal (without the square root: over its square,
   // so that every slot stays in range).
-  float const scale = Mufu ? 256.f / 173.3f : 256.f / (173.3f * 173.3f);
+  float const scale = Root != 0 ? 256.f / 173.3f : 256.f / (173.3f * 173.3f);
   k<<<blocks, B, smem>>>(pts, n, 1, out, scale);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
@@ -104,9 +115,11 @@ int main()
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs\n", prop.name, sms);
-  if (run<true, true>("mufu+atoms (SDH)", d, n, out, blocks, sweeps)) return 1;
-  if (run<false, true>("atoms, no mufu", d, n, out, blocks, sweeps)) return 1;
-  if (run<true, false>("mufu, no atoms", d, n, out, blocks, sweeps)) return 1;
-  if (run<false, false>("neither", d, n, out, blocks, sweeps)) return 1;
+  if (run<1, true>("mufu+atoms (SDH)", d, n, out, blocks, sweeps)) return 1;
+  if (run<0, true>("atoms, no mufu", d, n, out, blocks, sweeps)) return 1;
+  if (run<1, false>("mufu, no atoms", d, n, out, blocks, sweeps)) return 1;
+  if (run<0, false>("neither", d, n, out, blocks, sweeps)) return 1;
+  if (run<2, true>("rsqrt*s+atoms", d, n, out, blocks, sweeps)) return 1;
+  if (run<2, false>("rsqrt*s, no atoms", d, n, out, blocks, sweeps)) return 1;
   return 0;
 }
