@@ -27,9 +27,11 @@ build() { nvcc "${flags[@]}" -I"$1/include" -o "$work/$2.cubin" "$probe" && cuob
 build "$work/base" base & b=$!
 build "$root" new & n=$!
 wait $b && wait $n
-python3 - "$work" "$filter" <<'PY'
+python3 - "$work" "$filter" "$root/scripts" <<'PY'
 import re, subprocess, sys
 work, filt = sys.argv[1], re.compile(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from sass_mix import FUNC, INSTR  # the SASS listing's kernel and instruction lines
 def stats(tag):
     regs, count, name = {}, {}, None
     for line in open(f"{work}/{tag}.res"):
@@ -38,9 +40,10 @@ def stats(tag):
         m = re.search(r"REG:(\d+) STACK:(\d+)", line)
         if m and name: regs[name] = f"{m.group(1)}" + (f"+{m.group(2)}s" if m.group(2) != "0" else "")
     for line in open(f"{work}/{tag}.sass"):
-        m = re.match(r"\s*Function : (\S+)", line)
+        m = FUNC.match(line)
         if m: name = m.group(1); count[name] = 0; continue
-        if name and re.search(r"/\*[0-9a-f]{4,}\*/\s+\S", line) and "NOP" not in line: count[name] += 1
+        m = INSTR.search(line)
+        if name and m and m.group(1) != "NOP": count[name] += 1
     return regs, count
 def short(names):  # demangled, namespaces dropped: the input shape, agent and functor stay readable
     out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()

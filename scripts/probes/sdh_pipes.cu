@@ -1,8 +1,9 @@
 // Issue 21, item 3: which pipe bounds the SDH's pair loop? A synthetic kernel with the one-call
-// SDH's per-pair instructions (3 FADD, FMUL, 2 FFMA, MUFU.SQRT, FFMA for the bin, IMAD for the
-// address, ATOMS into 32 lane-private copies; columns broadcast from shared memory, R = 8 own
-// points per thread, 256 threads, 2 blocks per SM), and the same loop without the MUFU, without
-// the ATOMS, or without both; and with s * rsqrt(s) (MUFU.RSQ) for the square root. Prints pairs per second (median of 7 timed launches, CUDA events).
+// SDH's per-pair instructions (3 FADD, FMUL and 2 FFMA for the squared distance, MUFU.SQRT, an
+// FFMA for the bin, LEA for the address, ATOMS into 32 lane-private copies; columns broadcast from
+// shared memory, R = 8 own points per thread, blocks of 256 threads, at least 2 per SM), and the
+// same loop without the MUFU, without the ATOMS, or without both; and with s * rsqrt(s)
+// (MUFU.RSQ) for the square root. Prints pairs per second (median of 7 timed launches, CUDA events).
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
@@ -91,6 +92,8 @@ int run(char const* name, float4 const* pts, int n, unsigned* out, int blocks, i
     CHECK(cudaEventElapsedTime(&t, a, b));
     ms.push_back(t);
   }
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
   std::sort(ms.begin(), ms.end());
   double const pairs_done = double(blocks) * B * R * double(COLS) * sweeps;
   std::printf("%-22s blocks/SM %d  %.3f ms  %.3f T pairs/s\n", name, per_sm, ms[3], pairs_done / (ms[3] * 1e-3) / 1e12);
