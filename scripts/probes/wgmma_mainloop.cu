@@ -12,6 +12,9 @@
 // - sync-bulk:  the same structure, but thread 0 copies each chunk of a tile as one 16 KB
 //               cp.async.bulk from a copy of the rows laid out tile by tile in the stages'
 //               swizzled order (tile_rows), completing on the stage's mbarrier.
+// - sync-bulk, S stages, batches of B: sync-bulk with the loads S - 2 chunks ahead, so that the
+//               barrier at chunk c frees chunk c - 2's stage and the consumers can take B chunks
+//               at a time as the ws batches below do, in 256 threads.
 // - ws:         warp-specialized: a producer warp (one thread) issues those bulk copies; 2 consumer
 //               warpgroups wait on the stage's mbarrier and release it through a second one
 //               (4 stages); no block-wide barrier, and the stages run on across tile pairs (the
@@ -331,6 +334,98 @@ __global__ void __launch_bounds__(256, 1)
       }
     }
     it += chunks;
+    pin(total);
+    int const row0 = t.row_tile * TS + wg * 64 + (warp & 3) * 16;
+    count += count_half(total_first, norms, row0, t.col_tile * TS, t.row_tile == t.col_tile, thr);
+    count += count_half(total_second, norms, row0, t.col_tile * TS + 64, t.row_tile == t.col_tile, thr);
+    __syncthreads();  // every warpgroup is done with the stages before the next prologue
+  }
+  add_count(count, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sync-bulk batched: sync-bulk with Stages stages and the loads Stages - 2 chunks ahead, so the
+// barrier at chunk c frees chunk c - 2's stage and chunk c - 1's second half may still run
+// across it: the consumers take Batch chunks as straight-line code with the halves alternating
+// (as ws's batches), in 256 threads, without a producer warp.
+
+template <bool Grouped, int Stages, int Batch>
+__global__ void __launch_bounds__(256, 1)
+  count_sync_batched(__half const* tiled, float const* norms, int dims, unit const* units, int n_units, float thr, unsigned long long* out)
+{
+  static_assert(Stages >= 3, "the refilled stage is chunk c - 2's");
+  constexpr int ahead = Stages - 2;
+  extern __shared__ unsigned char raw[];
+  unsigned char* const stages = raw + ((1024 - (smem_addr(raw) & 1023u)) & 1023u);
+  unsigned const base         = smem_addr(stages);
+  unsigned const full0        = base + 2 * Stages * SIDE_BYTES;
+  int const warp = threadIdx.x >> 5, wg = warp >> 2, chunks = dims / KC;
+  std::size_t const tile_elems = static_cast<std::size_t>(chunks) * TS * KC;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) { mbar_init(full0 + 8 * s, 1); }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  int it = 0;  // chunks consumed by this block so far
+  auto load = [&](unit t, int c, int it_c) {
+    if (threadIdx.x == 0 && c < chunks) {
+      int const s         = it_c % Stages;
+      unsigned const full = full0 + 8 * s;
+      mbar_expect(full, 2 * SIDE_BYTES);
+      bulk_copy(base + s * SIDE_BYTES, tiled + t.row_tile * tile_elems + c * TS * KC, SIDE_BYTES, full);
+      bulk_copy(base + (Stages + s) * SIDE_BYTES, tiled + t.col_tile * tile_elems + c * TS * KC, SIDE_BYTES, full);
+    }
+  };
+  unsigned count = 0;
+  for (int u = blockIdx.x; u < n_units; u += gridDim.x) {
+    unit const t = units[u];
+    float total[64], first[32], second[32];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) { total[i] = 0.0f; }
+#pragma unroll
+    for (int i = 0; i < 32; ++i) { first[i] = second[i] = 0.0f; }
+    pin(total);
+    pin(first);
+    pin(second);
+    float(&total_first)[32]  = reinterpret_cast<float(&)[32]>(total[0]);
+    float(&total_second)[32] = reinterpret_cast<float(&)[32]>(total[32]);
+    float(&sum_first)[32]    = Grouped ? first : total_first;
+    float(&sum_second)[32]   = Grouped ? second : total_second;
+    auto add = [](float(&to)[32], float(&from)[32]) {
+      pin(from);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) { to[i] += from[i]; }
+    };
+#pragma unroll
+    for (int c = 0; c < ahead; ++c) { load(t, c, it + c); }
+    int c = 0;
+    auto batch = [&](auto size) {
+      constexpr int B = decltype(size)::value;
+#pragma unroll
+      for (int k = 0; k < B; ++k) {
+        int const s = (it + k) % Stages;
+        mbar_wait(full0 + 8 * s, ((it + k) / Stages) & 1);
+        __syncthreads();  // every warp's products of chunk c + k - 2 are done: its stage is refilled now
+        load(t, c + k + ahead, it + k + ahead);
+        unsigned const a_at = base + s * SIDE_BYTES + wg * 64 * 128;
+        unsigned const b_at = base + (Stages + s) * SIDE_BYTES;
+        bool const fresh    = Grouped || c + k == 0;
+        chunk_half(sum_first, a_at, b_at, fresh);
+        if (k > 0) {
+          wait_groups<1>();  // the second half of chunk k - 1 is done
+          if constexpr (Grouped) { add(total_second, second); }
+        }
+        chunk_half(sum_second, a_at, b_at + 64 * 128, fresh);
+        wait_groups<1>();  // the first half of chunk k is done
+        if constexpr (Grouped) { add(total_first, first); }
+      }
+      wait_groups<0>();
+      if constexpr (Grouped) { add(total_second, second); }
+      it += B;
+      c += B;
+    };
+    while (c + Batch <= chunks) { batch(std::integral_constant<int, Batch>{}); }
+    while (c < chunks) { batch(std::integral_constant<int, 1>{}); }
     pin(total);
     int const row0 = t.row_tile * TS + wg * 64 + (warp & 3) * 16;
     count += count_half(total_first, norms, row0, t.col_tile * TS, t.row_tile == t.col_tile, thr);
@@ -690,6 +785,11 @@ int main(int argc, char** argv)
   CHECK(cudaFuncSetAttribute(count_sync<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sync_smem)));
   CHECK(cudaFuncSetAttribute(count_sync_bulk<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sync_smem + 64)));
   CHECK(cudaFuncSetAttribute(count_sync_bulk<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sync_smem + 64)));
+  std::size_t const batched3_smem = 2 * 3 * SIDE_BYTES + 1024 + 64, batched4_smem = 2 * 4 * SIDE_BYTES + 1024 + 64;
+  CHECK(cudaFuncSetAttribute(count_sync_batched<true, 3, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(batched3_smem)));
+  CHECK(cudaFuncSetAttribute(count_sync_batched<true, 3, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(batched3_smem)));
+  CHECK(cudaFuncSetAttribute(count_sync_batched<true, 4, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(batched4_smem)));
+  CHECK(cudaFuncSetAttribute(count_sync_batched<true, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(batched4_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, true, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
@@ -836,6 +936,10 @@ int main(int argc, char** argv)
     run("sync ungrouped", p, [&] { count_sync<false><<<sms, 256, sync_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("sync-bulk grouped", p, [&] { count_sync_bulk<true><<<sms, 256, sync_smem + 64>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("sync-bulk ungrouped", p, [&] { count_sync_bulk<false><<<sms, 256, sync_smem + 64>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("sync-bulk 3 st., b. of 2", p, [&] { count_sync_batched<true, 3, 2><<<sms, 256, batched3_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("sync-bulk 3 st., b. of 4", p, [&] { count_sync_batched<true, 3, 4><<<sms, 256, batched3_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("sync-bulk 4 st., b. of 2", p, [&] { count_sync_batched<true, 4, 2><<<sms, 256, batched4_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("sync-bulk 4 st., b. of 4", p, [&] { count_sync_batched<true, 4, 4><<<sms, 256, batched4_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped", p, [&] { count_ws<true, false, 1><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped, batches of 2", p, [&] { count_ws<true, false, 1, 2><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped, batches of 4", p, [&] { count_ws<true, false, 1, 4><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
