@@ -24,6 +24,10 @@
 //               added while the next half runs).
 // - ws+pipe:    ws with one group always in flight across the chunk loop's back edge (ptxas
 //               serializes the grouped form: C7514).
+// - ws lockstep: ws with every thread (the producer warpgroup too) meeting at a block barrier
+//               before each tile pair, so no load runs ahead into the
+//               next tile pair (the form a port that keeps the library's per-tile-pair block
+//               barriers would take).
 // - ws-cp.async: ws with a producer warpgroup of 128 threads staging by 16-byte cp.async from the
 //               row-major rows (no tiled copy).
 // - cluster2:   ws+pipe in clusters of 2 blocks that share the column tile: each block copies half
@@ -439,7 +443,7 @@ __global__ void __launch_bounds__(256, 1)
 // ws / ws+pipe / cluster2: a producer warp and two consumer warpgroups. Each block of a cluster
 // of Cluster blocks takes row tile row_tile + rank of its cluster's unit, all against its column tile.
 
-template <bool Grouped, bool Pipelined, int Cluster, int Batch = 1, bool Bulk = true>
+template <bool Grouped, bool Pipelined, int Cluster, int Batch = 1, bool Bulk = true, bool Lockstep = false>
 __global__ void __launch_bounds__(384, 1)
   count_ws(__half const* tiled, float const* norms, int dims, unit const* units, int n_units, float thr, unsigned long long* out)
 {
@@ -508,9 +512,13 @@ __global__ void __launch_bounds__(384, 1)
       }
       asm volatile("cp.async.wait_group 0;\n" ::);
       for (int done = it - lag < 0 ? 0 : it - lag; done < it; ++done) { signal(done); }
-    } else if (warp == 8 && (threadIdx.x & 31) == 0) {
+    } else if (Lockstep || (warp == 8 && (threadIdx.x & 31) == 0)) {
       int it = 0;
       for (int u = cluster_id; u < n_units; u += clusters) {
+        if constexpr (Lockstep) {
+          __syncthreads();  // the consumers finished the previous tile pair: no load runs ahead of it
+          if (threadIdx.x != 256) { continue; }  // the whole producer warpgroup meets the barrier; one thread copies
+        }
         unit const t = units[u];
         __half const* a = tiled + (t.row_tile + rank) * tile_elems;
         __half const* b = tiled + t.col_tile * tile_elems;
@@ -552,6 +560,7 @@ __global__ void __launch_bounds__(384, 1)
     unsigned count = 0;
     int it         = 0;
     for (int u = cluster_id; u < n_units; u += clusters) {
+      if constexpr (Lockstep) { __syncthreads(); }  // with the producer warp: the previous tile pair is done
       unit const t = units[u];
       float total[64];
 #pragma unroll
@@ -795,6 +804,8 @@ int main(int argc, char** argv)
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 4, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
+  CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 2, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
+  CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 4, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<false, true, 1, 1, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<false, true, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, true, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
@@ -943,6 +954,8 @@ int main(int argc, char** argv)
     run("ws grouped", p, [&] { count_ws<true, false, 1><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped, batches of 2", p, [&] { count_ws<true, false, 1, 2><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped, batches of 4", p, [&] { count_ws<true, false, 1, 4><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("ws lockstep grouped, b. of 2", p, [&] { count_ws<true, false, 1, 2, true, true><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("ws lockstep grouped, b. of 4", p, [&] { count_ws<true, false, 1, 4, true, true><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws-cp.async grouped, b. of 4", p, [&] { count_ws<true, false, 1, 4, false><<<sms, 384, ws_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws-cp.async+pipe ungrouped", p, [&] { count_ws<false, true, 1, 1, false><<<sms, 384, ws_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws+pipe grouped", p, [&] { count_ws<true, true, 1><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
