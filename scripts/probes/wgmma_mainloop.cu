@@ -28,6 +28,9 @@
 //               before each tile pair, so no load runs ahead into the
 //               next tile pair (the form a port that keeps the library's per-tile-pair block
 //               barriers would take).
+// - ws-tma:     ws with the copies made by the tensor memory accelerator (cp.async.bulk.tensor) from
+//               the row-major rows, through a tensor map (boxes of 64 x 128, 128-byte swizzle) in
+//               global memory: no tiled copy of the rows.
 // - ws-cp.async: ws with a producer warpgroup of 128 threads staging by 16-byte cp.async from the
 //               row-major rows (no tiled copy).
 // - cluster2:   ws+pipe in clusters of 2 blocks that share the column tile: each block copies half
@@ -40,6 +43,8 @@
 // and the count, which the small sizes check against a double-precision CPU count (pairs within
 // 1e-3 relative of the threshold may go either way; their number is printed).
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probes/wgmma_mainloop.cu
+#include <cuda.h>  // CUtensorMap (types only: the encoder comes through cudaGetDriverEntryPointByVersion)
+#include <cudaTypedefs.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -157,6 +162,16 @@ __device__ __forceinline__ void bulk_copy_multicast(unsigned dst, void const* sr
                "l"(src), "r"(bytes), "r"(bar), "h"(mask)
                : "memory");
 }
+// The rows' tensor map (row-major N x D halves, boxes of 64 x 128, 128-byte swizzle), in global memory.
+__device__ CUtensorMap rows_map;
+
+__device__ __forceinline__ void tma_load(unsigned dst, void const* map, int x, int y, unsigned bar)
+{
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+               "l"(map), "r"(x), "r"(y), "r"(bar)
+               : "memory");
+}
+
 __device__ __forceinline__ unsigned cluster_rank()
 {
   unsigned r;
@@ -443,7 +458,7 @@ __global__ void __launch_bounds__(256, 1)
 // ws / ws+pipe / cluster2: a producer warp and two consumer warpgroups. Each block of a cluster
 // of Cluster blocks takes row tile row_tile + rank of its cluster's unit, all against its column tile.
 
-template <bool Grouped, bool Pipelined, int Cluster, int Batch = 1, bool Bulk = true, bool Lockstep = false>
+template <bool Grouped, bool Pipelined, int Cluster, int Batch = 1, bool Bulk = true, bool Lockstep = false, bool Tma = false>
 __global__ void __launch_bounds__(384, 1)
   count_ws(__half const* tiled, float const* norms, int dims, unit const* units, int n_units, float thr, unsigned long long* out)
 {
@@ -527,6 +542,12 @@ __global__ void __launch_bounds__(384, 1)
           mbar_wait(empty0 + 8 * s, ((it / WS_STAGES) & 1) ^ 1);
           unsigned const full = full0 + 8 * s;
           mbar_expect(full, 2 * SIDE_BYTES);
+          if constexpr (Tma) {
+            static_assert(Cluster == 1, "no multicast with the tensor map here");
+            tma_load(base + s * SIDE_BYTES, &rows_map, c * KC, t.row_tile * TS, full);
+            tma_load(base + (WS_STAGES + s) * SIDE_BYTES, &rows_map, c * KC, t.col_tile * TS, full);
+            continue;
+          }
           bulk_copy(base + s * SIDE_BYTES, a + c * TS * KC, SIDE_BYTES, full);
           if constexpr (Cluster == 1) {
             bulk_copy(base + (WS_STAGES + s) * SIDE_BYTES, b + c * TS * KC, SIDE_BYTES, full);
@@ -807,6 +828,18 @@ int main(int argc, char** argv)
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 2, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 4, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<false, true, 1, 1, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
+  CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 2, true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
+  CHECK(cudaFuncSetAttribute(count_ws<true, false, 1, 4, true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
+  CHECK(cudaFuncSetAttribute(count_ws<false, true, 1, 1, true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  {
+    cudaDriverEntryPointQueryResult found;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || encode == nullptr) {
+      std::printf("cuTensorMapEncodeTiled not found\n");
+      return 1;
+    }
+  }
   CHECK(cudaFuncSetAttribute(count_ws<false, true, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<true, true, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
   CHECK(cudaFuncSetAttribute(count_ws<false, true, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ws_smem)));
@@ -920,6 +953,20 @@ int main(int argc, char** argv)
       }
     }
     std::printf("N = %d, D = %d, threshold %.3f\n", p.n, p.dims, p.thr);
+    {
+      CUtensorMap map;
+      cuuint64_t const dim[2]    = {cuuint64_t(p.dims), cuuint64_t(p.n)};
+      cuuint64_t const stride[1] = {cuuint64_t(p.dims) * sizeof(__half)};
+      cuuint32_t const box[2]    = {KC, TS};
+      cuuint32_t const step[2]   = {1, 1};
+      CUresult const r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.rows, dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      if (r != CUDA_SUCCESS) {
+        std::printf("cuTensorMapEncodeTiled failed: %d\n", int(r));
+        return 1;
+      }
+      CHECK(cudaMemcpyToSymbol(rows_map, &map, sizeof map));
+    }
     int const tiles = p.n / TS;
     std::vector<unit> singles = band_units(tiles, 1), doubles = band_units(tiles, 2);
     unit *d_singles, *d_doubles;
@@ -954,6 +1001,9 @@ int main(int argc, char** argv)
     run("ws grouped", p, [&] { count_ws<true, false, 1><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped, batches of 2", p, [&] { count_ws<true, false, 1, 2><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws grouped, batches of 4", p, [&] { count_ws<true, false, 1, 4><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("ws-tma grouped, b. of 2", p, [&] { count_ws<true, false, 1, 2, true, false, true><<<sms, 384, ws_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("ws-tma grouped, b. of 4", p, [&] { count_ws<true, false, 1, 4, true, false, true><<<sms, 384, ws_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
+    run("ws-tma+pipe ungrouped", p, [&] { count_ws<false, true, 1, 1, true, false, true><<<sms, 384, ws_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws lockstep grouped, b. of 2", p, [&] { count_ws<true, false, 1, 2, true, true><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws lockstep grouped, b. of 4", p, [&] { count_ws<true, false, 1, 4, true, true><<<sms, 384, ws_smem>>>(p.tiled, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
     run("ws-cp.async grouped, b. of 4", p, [&] { count_ws<true, false, 1, 4, false><<<sms, 384, ws_smem>>>(p.rows, p.norms, p.dims, d_singles, ns, p.thr, d_count); }, d_count, expected, slack);
