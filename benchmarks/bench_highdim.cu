@@ -118,6 +118,27 @@ void BM_twobody_count(benchmark::State& state, long long n, int dims, bool clust
   state.counters["count"]   = double(count);
 }
 
+/// A histogram of the rows' squared distances: 64 bins from 0 to 4 times the square of the 1%
+/// quantile's distance (the privatized shared-memory histogram of the tensor-core traversal).
+template <class T>
+void BM_twobody_histogram(benchmark::State& state, long long n, int dims, bool clustered)
+{
+  auto const& r    = rows_of<T>(n, dims, clustered);
+  auto const pairs = twobody::self_pairs(twobody::make_rows(r.n, r.dims, static_cast<T const*>(r.data)));
+  twobody::uniform_bins<float> const bins(0.f, 4.f * r.threshold * r.threshold, 64);
+  bench::gpu_timer timer;
+  double inside = 0;
+  timer.run(state, [&](cudaStream_t s, long long it) {
+    auto p = pairs;
+    if (it < 0) { p.a.size = p.b.size = std::min<long long>(n, 4096); }
+    auto const h = twobody::detail::histogram_rows_gpu<twobody::input::mma_tile, T, false, twobody::squared_euclidean>(p, bins, s);
+    inside       = 0;
+    for (auto const c : h.counts) { inside += double(c); }
+  });
+  set_rates(state, double(n) * double(n - 1) / 2, dims);
+  state.counters["inside"] = inside;
+}
+
 /// Squared norms in FP32 of the rows (the GEMM baseline's |a|^2).
 template <class T>
 __global__ void norms_kernel(T const* x, long long n, int dims, float* out)
@@ -481,6 +502,8 @@ void register_shape(long long n, int dims, bool clustered)
                                dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   benchmark::RegisterBenchmark(("kernel_sum/twobody/" + tag).c_str(), BM_twobody_kernel_sum<T>, n, dims, clustered)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("histogram/twobody/" + tag).c_str(), BM_twobody_histogram<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
 }
 
