@@ -11,7 +11,6 @@
 #include <thrust/device_vector.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <random>
 
 using namespace twobody;
@@ -141,43 +140,6 @@ TYPED_TEST(GpuRows, RealValuedRowsNearTheThresholdEqualTheCpu)
     auto const simt_h = histogram<input::simt_rows>(exec::gpu, self_pairs(r), euclidean{}, uniform_bins<float>(0.f, 100.f, 1000));
     EXPECT_EQ(simt_h.counts, cpu_h.counts) << "simt_rows";
   }
-}
-
-// 16-bit rows of at least 128 padded coordinates take wgmma on sm_90a, their stages loaded by the
-// tensor memory accelerator through the staged rows' tensor map (detail/row_tensor_map.cuh);
-// TWOBODY_NO_TMA=1 stages them with cp.async instead. Both must equal the CPU, on partial tiles,
-// self and cross pairs, and rows of several chunks.
-template <class T>
-void counts_with_and_without_tma()
-{
-  for (int dims : {130, 960}) {
-    tbt::host_rows<T> const a(700, dims, 500 + dims), b(333, dims, 600 + dims);
-    float const t = tbt::most_common_value(K::squared_euclidean, a);
-    for (auto const& pairs : {self_pairs(a.view()), cross_pairs(a.view(), b.view())}) {
-      auto const pred = closer_than(squared_euclidean{}, t);
-      auto const cpu  = count_pairs(exec::cpu, pairs, pred);
-      ASSERT_EQ(unsetenv("TWOBODY_NO_TMA"), 0);
-      auto const with_tma = count_pairs(exec::gpu, pairs, pred);
-      ASSERT_EQ(setenv("TWOBODY_NO_TMA", "1", 1), 0);
-      auto const without = count_pairs(exec::gpu, pairs, pred);
-      ASSERT_EQ(unsetenv("TWOBODY_NO_TMA"), 0);
-      EXPECT_GT(cpu, 0u);
-      EXPECT_EQ(with_tma, cpu) << "tensor memory accelerator, dims " << dims << " " << to_string(pairs.mode);
-      EXPECT_EQ(without, cpu) << "cp.async, dims " << dims << " " << to_string(pairs.mode);
-      auto const bins = uniform_bins<float>(0.f, 2.f * t, 50);
-      auto const hc   = histogram(exec::cpu, pairs, squared_euclidean{}, bins);
-      auto const hg   = histogram(exec::gpu, pairs, squared_euclidean{}, bins);
-      EXPECT_EQ(hg.counts, hc.counts) << "dims " << dims << " " << to_string(pairs.mode);
-      EXPECT_EQ(hg.outside, hc.outside);
-    }
-  }
-}
-
-TEST(GpuRowsMemory, HalfAndBfloat16StagingByTmaOrCpAsyncEqualTheCpu)
-{
-  TBT_REQUIRE_GPU();
-  counts_with_and_without_tma<__half>();
-  counts_with_and_without_tma<__nv_bfloat16>();
 }
 
 TEST(GpuRowsMemory, DeviceRowsWithLeadingDimensionAndWeights)

@@ -66,7 +66,6 @@ struct staged_row_view {
   row_term const* terms     = nullptr;
   double const* exact_norms = nullptr;
   size_type size            = 0;
-  void const* tensor_map    = nullptr;  ///< the rows' CUtensorMap in device memory (row_tensor_map.cuh), or null
 };
 
 /// Elements of T per staged chunk of a row.
@@ -348,9 +347,7 @@ struct mma_tile_products : row_tile_pair<T> {
   /// Chunk c (products), c + 1 and c + 2 (loads). 96 KB: 4 stages (129 KB in all) pushed the
   /// lists of knn with k = 100 out of shared memory (352 against 217 ms at D = 128, H100).
   static constexpr int wgmma_stages     = 3;
-  /// The stages, the alignment to 1024 bytes, and one mbarrier per stage (their loads by the
-  /// tensor memory accelerator complete on it: use_tma()).
-  static constexpr std::size_t wgmma_bytes = (2 * wgmma_stages * wgmma_side_bytes + 1024 + 8 * wgmma_stages + 127) / 128 * 128;
+  static constexpr std::size_t wgmma_bytes = 2 * wgmma_stages * wgmma_side_bytes + 1024;
   static constexpr std::size_t dynamic_bytes = mma_sync_bytes > wgmma_bytes ? mma_sync_bytes : wgmma_bytes;
   static_assert(dynamic_bytes % 128 == 0);
   static_assert(policy::chunk_bytes == 128, "a wgmma stage row is one 128-byte swizzle atom row");
@@ -371,29 +368,10 @@ struct mma_tile_products : row_tile_pair<T> {
   }
 
   std::uint32_t* smem;  ///< dynamic_bytes of dynamic shared memory
-  unsigned tma_phases = 0;  ///< use_tma(): bit s, the parity of stage s's next completed load
 
   __device__ mma_tile_products(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims, unsigned char* stages_)
     : row_tile_pair<T>(a_, b_, dims), smem(reinterpret_cast<std::uint32_t*>(stages_))
   {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    if (use_tma() && threadIdx.x == 0) {  // seen by the other threads after products_wgmma's first barrier
-      for (int s = 0; s < wgmma_stages; ++s) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(stage_barrier(s)) : "memory");
-      }
-      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-#endif
-  }
-
-  /// Whether products_wgmma loads its stages with the tensor memory accelerator: both sets have
-  /// a tensor map (row_tensor_map.cuh). Otherwise its 256 threads stage them with cp.async.
-  __device__ bool use_tma() const { return use_wgmma() && a.tensor_map != nullptr && b.tensor_map != nullptr; }
-
-  /// The shared-memory address of stage s's mbarrier, past the wgmma stages.
-  __device__ unsigned stage_barrier(int s) const
-  {
-    return static_cast<unsigned>(__cvta_generic_to_shared(wgmma_base())) + 2u * wgmma_stages * wgmma_side_bytes + 8u * s;
   }
 
   /// rho of the margin of these products (file comment).
@@ -594,34 +572,13 @@ struct mma_tile_products : row_tile_pair<T> {
 #pragma unroll
     for (int i = 0; i < 64; ++i) { total[i] = 0.0f; }
     int const chunks = dims_padded / KC;
-    bool const tma   = use_tma();
     auto load = [&](int c) {
-      if (tma) {
-        // One thread: both sides' boxes of 64 elements x 128 rows, 128-byte swizzled by the
-        // tensor memory accelerator (rows past the set's end read as zeros; their pairs are dropped).
-        if (threadIdx.x == 0 && c < chunks) {
-          int const s          = c % wgmma_stages;
-          unsigned const full  = stage_barrier(s);
-          unsigned const bytes = 2 * wgmma_side_bytes;
-          asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(bytes) : "memory");
-          tma_load(base + static_cast<unsigned>(s * wgmma_side_bytes), a.tensor_map, c * KC, static_cast<int>(row_start), full);
-          tma_load(base + static_cast<unsigned>((wgmma_stages + s) * wgmma_side_bytes), b.tensor_map, c * KC,
-                   static_cast<int>(col_start), full);
-        }
-        return;
-      }
       if (c < chunks) {
         load_chunk<true>(a, row_start, c, side_words(0, c % wgmma_stages));
         load_chunk<true>(b, col_start, c, side_words(1, c % wgmma_stages));
       }
       asm volatile("cp.async.commit_group;\n" ::);
     };
-    if (tma) {
-      // This thread's ordinary accesses to the stages (the last exchange, the scratch) come
-      // before the copy engine's writes there; the barrier also shows the mbarriers' init.
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      __syncthreads();
-    }
     // Each chunk's products in two halves of 64 columns (m64n64k16, one commit group each): the
     // first half's group sums are added while the second half's products run. A chunk's
     // products all complete before the next chunk's barrier, so the stage refilled at chunk c
@@ -641,14 +598,8 @@ struct mma_tile_products : row_tile_pair<T> {
 #pragma unroll
     for (int c = 0; c < wgmma_stages - 1; ++c) { load(c); }
     for (int c = 0; c < chunks; ++c) {
-      if (tma) {
-        int const s = c % wgmma_stages;
-        wait_stage(stage_barrier(s), (tma_phases >> s) & 1u);
-        tma_phases ^= 1u << s;
-      } else {
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 2));
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async wrote it; wgmma reads it
-      }
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 2));
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async wrote it; wgmma reads it
       __syncthreads();  // chunk c is in; every warpgroup's products of chunk c - 1 completed
       load(c + wgmma_stages - 1);
       unsigned const a_at = base + static_cast<unsigned>(((c % wgmma_stages) * TS + (warp >> 2) * 64) * policy::chunk_bytes);
@@ -704,25 +655,6 @@ struct mma_tile_products : row_tile_pair<T> {
   }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  /// Box (x, y) of the tensor map at `map` (device memory) into shared memory at `dst`,
-  /// completing on the mbarrier at `bar`.
-  __device__ static void tma_load(unsigned dst, void const* map, int x, int y, unsigned bar)
-  {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"(map), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
-  }
-
-  /// Waits until the phase of the mbarrier at `bar` with this parity has completed.
-  __device__ static void wait_stage(unsigned bar, unsigned parity)
-  {
-    asm volatile("{\n.reg .pred done;\nTWOBODY_WAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra TWOBODY_WAIT_%=;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
-  }
-
   /// A shared-memory matrix descriptor of wgmma for K-major rows of 128 bytes in the 128-byte
   /// swizzle: the start address, the stride between groups of 8 rows (1024 bytes), swizzle mode 1.
   __device__ static std::uint64_t wgmma_descriptor(unsigned at)
