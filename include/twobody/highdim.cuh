@@ -14,8 +14,8 @@
 /// first, as the other one-call forms do (execution.cuh); the CPU backend evaluates every pair
 /// exactly. The GPU path needs compute capability 8.0 or newer.
 ///
-/// The rows are copied once per call into a zero-padded device buffer (dims rounded up to 32
-/// halves or 16 floats), with each point's squared norm: n x padded dims elements of device
+/// The rows are copied once per call into a zero-padded device buffer (dims rounded up to 128
+/// bytes: 64 halves or 32 floats), with each point's squared norm: n x padded dims elements of device
 /// memory per distinct set. The N x N matrix of values is never stored.
 #pragma once
 
