@@ -11,6 +11,7 @@
 #include <thrust/device_vector.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 using namespace twobody;
@@ -140,6 +141,52 @@ TYPED_TEST(GpuRows, RealValuedRowsNearTheThresholdEqualTheCpu)
     auto const simt_h = histogram<input::simt_rows>(exec::gpu, self_pairs(r), euclidean{}, uniform_bins<float>(0.f, 100.f, 1000));
     EXPECT_EQ(simt_h.counts, cpu_h.counts) << "simt_rows";
   }
+}
+
+// 16-bit rows of at least 256 padded coordinates take wgmma on sm_90a with their stages loaded by
+// the tensor memory accelerator through the staged rows' tensor map (detail/row_tensor_map.cuh)
+// and refilled by the last warp done with them; TWOBODY_NO_TMA=1 stages them with cp.async and a
+// barrier per chunk instead (as rows of 128 to 255 padded coordinates always are). Both must
+// equal the CPU, on partial tiles, self and cross pairs, rows of 2, 4, 9 and 15 chunks (a last
+// batch of one), and a set of 24 tiles, whose 300 tile pairs make a block take several (the
+// stages' phases run on).
+template <class T>
+void counts_with_and_without_tma()
+{
+  struct shape {
+    std::int64_t na, nb;
+    int dims;
+  };
+  for (shape const sh : {shape{700, 333, 128}, shape{700, 333, 256}, shape{700, 333, 520}, shape{700, 333, 960}, shape{3000, 130, 576}}) {
+    int const dims = sh.dims;
+    tbt::host_rows<T> const a(sh.na, dims, 500 + dims), b(sh.nb, dims, 600 + dims);
+    float const t = tbt::most_common_value(K::squared_euclidean, a);
+    for (auto const& pairs : {self_pairs(a.view()), cross_pairs(a.view(), b.view())}) {
+      std::string const what = "dims " + std::to_string(dims) + ", " + std::to_string(sh.na) + " rows, " + to_string(pairs.mode);
+      auto const pred = closer_than(squared_euclidean{}, t);
+      auto const cpu  = count_pairs(exec::cpu, pairs, pred);
+      auto const bins = uniform_bins<float>(0.f, 2.f * t, 50);
+      auto const hc   = histogram(exec::cpu, pairs, squared_euclidean{}, bins);
+      EXPECT_GT(cpu, 0u);
+      for (bool const tma : {true, false}) {
+        ASSERT_EQ(tma ? unsetenv("TWOBODY_NO_TMA") : setenv("TWOBODY_NO_TMA", "1", 1), 0);
+        auto const gpu = count_pairs(exec::gpu, pairs, pred);
+        auto const hg  = histogram(exec::gpu, pairs, squared_euclidean{}, bins);
+        char const* const staging = tma ? "tensor memory accelerator, " : "cp.async, ";
+        EXPECT_EQ(gpu, cpu) << staging << what;
+        EXPECT_EQ(hg.counts, hc.counts) << staging << what;
+        EXPECT_EQ(hg.outside, hc.outside) << staging << what;
+      }
+      ASSERT_EQ(unsetenv("TWOBODY_NO_TMA"), 0);
+    }
+  }
+}
+
+TEST(GpuRowsMemory, HalfAndBfloat16StagingByTmaOrCpAsyncEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  counts_with_and_without_tma<__half>();
+  counts_with_and_without_tma<__nv_bfloat16>();
 }
 
 TEST(GpuRowsMemory, DeviceRowsWithLeadingDimensionAndWeights)

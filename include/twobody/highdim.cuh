@@ -16,7 +16,8 @@
 ///
 /// The rows are copied once per call into a zero-padded device buffer (dims rounded up to 128
 /// bytes: 64 halves or 32 floats), with each point's squared norm: n x padded dims elements of device
-/// memory per distinct set. The N x N matrix of values is never stored.
+/// memory per distinct set. On sm_90 the tensor memory accelerator reads 16-bit rows from that
+/// buffer through a tensor map (detail/row_tensor_map.cuh). The N x N matrix of values is never stored.
 #pragma once
 
 #include <twobody/binning.cuh>
@@ -30,6 +31,7 @@
 #include <twobody/detail/mma_traversal.cuh>
 #include <twobody/detail/simt_row_products.cuh>
 #include <twobody/detail/pinned_array.cuh>
+#include <twobody/detail/row_tensor_map.cuh>
 #include <twobody/detail/staging.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/execution.cuh>
@@ -48,6 +50,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,12 +98,25 @@ class staged_rows {
     view_.data        = data_.as<T>();
     view_.terms       = terms_.as<row_term>();
     view_.exact_norms = norms_.as<double>();
+    // 16-bit rows long enough for wgmma on sm_90: the tensor memory accelerator stages their
+    // chunks (row_tensor_map.cuh); without a map, products_wgmma stages with cp.async.
+    if constexpr (sizeof(T) == 2) {
+      char const* const no_tma = std::getenv("TWOBODY_NO_TMA");  // "1": stage with cp.async (docs/troubleshooting.md)
+      bool const tma_off       = no_tma != nullptr && no_tma[0] != '\0' && no_tma[0] != '0';
+      if (!tma_off && dims_padded >= mma_tile_products<T>::tma_min_dims && device_info::get().cc_major == 9) {
+        constexpr CUtensorMapDataType type =
+          cuda::std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+        map_ = row_tensor_map(view_.data, type, r.size, dims_padded, mma_chunk_elements<T>, input::mma_tile::tile, stream);
+        view_.tensor_map = map_.get();
+      }
+    }
   }
 
   staged_row_view<T> const& view() const { return view_; }
 
  private:
   device_buffer data_, terms_, norms_;
+  row_tensor_map map_;
   staged_row_view<T> view_;
 };
 

@@ -66,6 +66,7 @@ struct staged_row_view {
   row_term const* terms     = nullptr;
   double const* exact_norms = nullptr;
   size_type size            = 0;
+  void const* tensor_map    = nullptr;  ///< the rows' CUtensorMap in device memory (row_tensor_map.cuh), or null
 };
 
 /// Elements of T per staged chunk of a row.
@@ -345,9 +346,13 @@ struct mma_tile_products : row_tile_pair<T> {
   /// unpadded and 128-byte swizzled, from the first 1024-byte boundary (the swizzle's atom).
   static constexpr int wgmma_side_bytes = TS * policy::chunk_bytes;
   /// Chunk c (products), c + 1 and c + 2 (loads). 96 KB: 4 stages (129 KB in all) pushed the
-  /// lists of knn with k = 100 out of shared memory (352 against 217 ms at D = 128, H100).
+  /// lists of knn with k = 100 out of shared memory (352 against 217 ms at D = 128, H100; 290
+  /// against 167 on an H200 with the loads by the tensor memory accelerator, which gained at
+  /// most 1.3% on counts and 5% on kernel sums from a fourth stage).
   static constexpr int wgmma_stages     = 3;
-  static constexpr std::size_t wgmma_bytes = 2 * wgmma_stages * wgmma_side_bytes + 1024;
+  /// The stages, the alignment to 1024 bytes, and per stage (use_tma()) an mbarrier (its loads
+  /// by the tensor memory accelerator complete on it) and a count of the warps done with it.
+  static constexpr std::size_t wgmma_bytes = (2 * wgmma_stages * wgmma_side_bytes + 1024 + 12 * wgmma_stages + 127) / 128 * 128;
   static constexpr std::size_t dynamic_bytes = mma_sync_bytes > wgmma_bytes ? mma_sync_bytes : wgmma_bytes;
   static_assert(dynamic_bytes % 128 == 0);
   static_assert(policy::chunk_bytes == 128, "a wgmma stage row is one 128-byte swizzle atom row");
@@ -368,10 +373,45 @@ struct mma_tile_products : row_tile_pair<T> {
   }
 
   std::uint32_t* smem;  ///< dynamic_bytes of dynamic shared memory
+  unsigned tma_phases = 0;  ///< use_tma(): bit s, the parity of stage s's next completed load
 
   __device__ mma_tile_products(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims, unsigned char* stages_)
     : row_tile_pair<T>(a_, b_, dims), smem(reinterpret_cast<std::uint32_t*>(stages_))
   {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if (use_tma() && threadIdx.x == 0) {  // seen by the other threads after products_wgmma's first barrier
+      for (int s = 0; s < wgmma_stages; ++s) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(stage_barrier(s)) : "memory");
+        stage_releases()[s] = 0;
+      }
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+#endif
+  }
+
+  /// Whether products_wgmma loads its stages with the tensor memory accelerator: both sets have
+  /// a tensor map (row_tensor_map.cuh). Otherwise its 256 threads stage them with cp.async.
+  /// From tma_min_dims padded coordinates (4 chunks) on: at D = 128, where a tile pair has 2
+  /// chunks to hide its first loads behind, the tensor memory accelerator measured 1-2% slower
+  /// than cp.async, at D = 256 2-6% faster (H200).
+  static constexpr int tma_min_dims = 256;
+  __device__ bool use_tma() const
+  {
+    return use_wgmma() && dims_padded >= tma_min_dims && a.tensor_map != nullptr && b.tensor_map != nullptr;
+  }
+
+  /// The shared-memory address of stage s's mbarrier, past the wgmma stages.
+  __device__ unsigned stage_barrier(int s) const
+  {
+    return static_cast<unsigned>(__cvta_generic_to_shared(wgmma_base())) + 2u * wgmma_stages * wgmma_side_bytes + 8u * s;
+  }
+
+  /// Per stage, how many warp releases it has had (past the mbarriers): the warp
+  /// whose release makes it a multiple of 8 is the last one done with the stage's chunk, and
+  /// refills it.
+  __device__ unsigned* stage_releases() const
+  {
+    return reinterpret_cast<unsigned*>(wgmma_base() + 2 * wgmma_stages * wgmma_side_bytes / 4 + 2 * wgmma_stages);
   }
 
   /// rho of the margin of these products (file comment).
@@ -384,18 +424,19 @@ struct mma_tile_products : row_tile_pair<T> {
     return smem + (((raw + 1023u) & ~1023u) - raw) / 4;
   }
 
-  /// Words free between products() calls until the next one's first barrier (its prologue
-  /// loads chunks 0 and 1 only: a[0..1] and b[0..1]): a[2] of the layout these products use.
+  /// Words free between products() calls until the next one's first barrier (before it, the
+  /// cp.async prologue loads chunks 0 and 1 only, into a[0..1] and b[0..1], and the tensor
+  /// memory accelerator nothing): a[2] of the layout these products use.
   static constexpr int scratch_words = 4096;
   __device__ std::uint32_t* scratch() const
   {
     if constexpr (wgmma_types) {
-      if (use_wgmma()) { return wgmma_base() + 2 * wgmma_side_bytes / 4; }
+      if (use_wgmma()) { return wgmma_base() + (wgmma_stages - 1) * wgmma_side_bytes / 4; }
     }
     return smem + (stages - 1) * stage_words;
   }
-  static_assert(stages == 3 && wgmma_stages == 3 && scratch_words <= stage_words && 4 * scratch_words <= wgmma_side_bytes,
-                "scratch() is a[2] of either layout");
+  static_assert(stages == 3 && scratch_words <= stage_words && 4 * scratch_words <= wgmma_side_bytes,
+                "scratch() is the last a stage of either layout");
 
   __device__ std::uint32_t* stage_a(int s) const { return smem + s * stage_words; }
   __device__ std::uint32_t* stage_b(int s) const { return smem + (stages + s) * stage_words; }
@@ -572,19 +613,9 @@ struct mma_tile_products : row_tile_pair<T> {
 #pragma unroll
     for (int i = 0; i < 64; ++i) { total[i] = 0.0f; }
     int const chunks = dims_padded / KC;
-    auto load = [&](int c) {
-      if (c < chunks) {
-        load_chunk<true>(a, row_start, c, side_words(0, c % wgmma_stages));
-        load_chunk<true>(b, col_start, c, side_words(1, c % wgmma_stages));
-      }
-      asm volatile("cp.async.commit_group;\n" ::);
-    };
-    // Each chunk's products in two halves of 64 columns (m64n64k16, one commit group each): the
-    // first half's group sums are added while the second half's products run. A chunk's
-    // products all complete before the next chunk's barrier, so the stage refilled at chunk c
-    // (chunk c - 1's) is free; products left in flight across the barrier (their sums added in
-    // the next chunk) measured no faster, and ptxas serialized the wgmma of the counts and joins
-    // there (C7514). Ungrouped, the halves accumulate into the totals themselves.
+    // Each chunk's products in two halves of 64 columns (m64n64k16, one commit group each), so
+    // that one half's group sums are added while the other half's products run. Ungrouped, the
+    // halves accumulate into the totals themselves.
     float first[32], second[32];
     float(&total_first)[32]  = reinterpret_cast<float(&)[32]>(total[0]);
     float(&total_second)[32] = reinterpret_cast<float(&)[32]>(total[32]);
@@ -595,30 +626,127 @@ struct mma_tile_products : row_tile_pair<T> {
 #pragma unroll
       for (int i = 0; i < 32; ++i) { to[i] += from[i]; }
     };
+    auto a_at = [&](int s) { return base + static_cast<unsigned>((s * TS + (warp >> 2) * 64) * policy::chunk_bytes); };
+    auto b_at = [&](int s) { return base + static_cast<unsigned>(((wgmma_stages + s) * TS) * policy::chunk_bytes); };
+    // The 4 k-steps of stage s for the warpgroup's 64 rows against one half's 64 columns, as one group.
+    auto half = [&](float(&d)[32], unsigned a_rows, unsigned b_half, bool fresh) {
+      wgmma_fence(d);
 #pragma unroll
-    for (int c = 0; c < wgmma_stages - 1; ++c) { load(c); }
-    for (int c = 0; c < chunks; ++c) {
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 2));
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async wrote it; wgmma reads it
-      __syncthreads();  // chunk c is in; every warpgroup's products of chunk c - 1 completed
-      load(c + wgmma_stages - 1);
-      unsigned const a_at = base + static_cast<unsigned>(((c % wgmma_stages) * TS + (warp >> 2) * 64) * policy::chunk_bytes);
-      unsigned const b_at = base + static_cast<unsigned>(((wgmma_stages + c % wgmma_stages) * TS) * policy::chunk_bytes);
-      bool const fresh    = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
-      auto half = [&](float(&d)[32], unsigned b_half) {
-        wgmma_fence(d);
-#pragma unroll
-        for (int ks = 0; ks < words / 8; ++ks) {  // 32 bytes of each row per k-step
-          wgmma_m64n64k16(d, wgmma_descriptor(a_at + 32u * ks), wgmma_descriptor(b_half + 32u * ks), !(fresh && ks == 0));
-        }
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // the half before this one is done
+      for (int ks = 0; ks < words / 8; ++ks) {  // 32 bytes of each row per k-step
+        wgmma_m64n64k16(d, wgmma_descriptor(a_rows + 32u * ks), wgmma_descriptor(b_half + 32u * ks), !(fresh && ks == 0));
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    };
+    constexpr unsigned half_bytes = 64u * policy::chunk_bytes;  // the second half's columns in a b stage
+
+    if (use_tma()) {
+      // The tensor memory accelerator loads the stages, and no block barrier separates the
+      // chunks: a warp waits for its chunk's stage on the stage's mbarrier, and the last of the
+      // 8 warps to be done with a stage refills it with the chunk wgmma_stages later. So the two
+      // warpgroups are held to each other only by the stages: counts 1.04-1.18x faster at
+      // D >= 256 (H200). The probe scripts/probes/wgmma_mainloop.cu, where a producer warp
+      // refills them and loads on across tile pairs, made its mainloop 1.36-1.55x faster.
+      auto load = [&](int c) {  // one thread: both sides' boxes of 64 elements x 128 rows, 128-byte swizzled
+        int const s          = c % wgmma_stages;
+        unsigned const full  = stage_barrier(s);
+        unsigned const bytes = 2 * wgmma_side_bytes;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(bytes) : "memory");
+        // Rows past the set's end read as zeros; their pairs are dropped.
+        tma_load(base + static_cast<unsigned>(s * wgmma_side_bytes), a.tensor_map, c * KC, static_cast<int>(row_start), full);
+        tma_load(base + static_cast<unsigned>((wgmma_stages + s) * wgmma_side_bytes), b.tensor_map, c * KC, static_cast<int>(col_start),
+                 full);
       };
-      half(sum_first, b_at);
-      half(sum_second, b_at + 64u * policy::chunk_bytes);
-      if constexpr (Grouped) { add(total_first, first); }
-      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");  // nothing in flight across iterations
-      if constexpr (Grouped) { add(total_second, second); }
+      // Every accumulator is defined before the first products are issued: one set while an
+      // earlier group runs makes ptxas wait or serialize the products (C7517, C7514).
+#pragma unroll
+      for (int i = 0; i < 32; ++i) { first[i] = second[i] = 0.0f; }
+      wgmma_pin(total);
+      wgmma_pin(first);
+      wgmma_pin(second);
+      // Every thread's ordinary accesses to the stages (the last exchange, the scratch) come
+      // before the copy engine's writes there; the barrier also shows the mbarriers' init.
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        for (int c = 0; c < wgmma_stages && c < chunks; ++c) { load(c); }
+      }
+      auto wait_loaded = [&](int c) {
+        int const s = c % wgmma_stages;
+        wait_stage(stage_barrier(s), (tma_phases >> s) & 1u);
+        tma_phases ^= 1u << s;
+      };
+      // This warp's products of chunk c completed: the warp whose release is the stage's 8th
+      // refills it. The count is acquire-release (every warp's products of the stage completed
+      // before the copy engine writes there), on the shared-memory address: the same count
+      // through a generic address measured 1-4% slower at D >= 960, and a relaxed count with an
+      // empty mbarrier waited on by the 8th 7-13% slower at D = 4096 (H200).
+      auto release = [&](int c) {
+        __syncwarp();
+        if (lane == 0) {
+          unsigned before = 0;
+          asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n"
+                       : "=r"(before)
+                       : "r"(static_cast<unsigned>(__cvta_generic_to_shared(stage_releases() + c % wgmma_stages)))
+                       : "memory");
+          if (before % 8u == 7u && c + wgmma_stages < chunks) { load(c + wgmma_stages); }
+        }
+      };
+      // Batches of up to 2 chunks as straight-line code: the first half of chunk k runs while
+      // the second half of chunk k - 1 is added. No group is in flight across the loop's back
+      // edge, where ptxas would serialize every wgmma (C7514).
+      auto batch = [&](int c0, auto size) {
+        constexpr int B = decltype(size)::value;
+#pragma unroll
+        for (int k = 0; k < B; ++k) {
+          int const c = c0 + k, s = c % wgmma_stages;
+          bool const fresh = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
+          wait_loaded(c);
+          half(sum_first, a_at(s), b_at(s), fresh);
+          if (k > 0) {
+            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // chunk c - 1's second half is done
+            if constexpr (Grouped) { add(total_second, second); }
+            release(c - 1);
+          }
+          half(sum_second, a_at(s), b_at(s) + half_bytes, fresh);
+          if constexpr (Grouped) {  // ungrouped, nothing is added: both halves stay in flight
+            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // chunk c's first half is done
+            add(total_first, first);
+          }
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        if constexpr (Grouped) { add(total_second, second); }
+        release(c0 + B - 1);
+      };
+      int c = 0;
+      for (; c + 2 <= chunks; c += 2) { batch(c, cuda::std::integral_constant<int, 2>{}); }
+      if (c < chunks) { batch(c, cuda::std::integral_constant<int, 1>{}); }
+    } else {
+      // cp.async by all 256 threads, and a block barrier per chunk.
+      auto load = [&](int c) {
+        if (c < chunks) {
+          load_chunk<true>(a, row_start, c, side_words(0, c % wgmma_stages));
+          load_chunk<true>(b, col_start, c, side_words(1, c % wgmma_stages));
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+      };
+#pragma unroll
+      for (int c = 0; c < wgmma_stages - 1; ++c) { load(c); }
+      for (int c = 0; c < chunks; ++c) {
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(wgmma_stages - 2));
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async wrote it; wgmma reads it
+        __syncthreads();  // chunk c is in; every warpgroup's products of chunk c - 1 completed
+        load(c + wgmma_stages - 1);
+        int const s      = c % wgmma_stages;
+        bool const fresh = Grouped || c == 0;
+        // A chunk's products all complete before the next chunk's barrier, so the stage refilled
+        // at chunk c (chunk c - 1's) is free.
+        half(sum_first, a_at(s), b_at(s), fresh);
+        half(sum_second, a_at(s), b_at(s) + half_bytes, fresh);
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // the first half is done
+        if constexpr (Grouped) { add(total_first, first); }
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");  // nothing in flight across iterations
+        if constexpr (Grouped) { add(total_second, second); }
+      }
     }
     if constexpr (!Grouped) {
       wgmma_pin(total_first);
@@ -655,6 +783,25 @@ struct mma_tile_products : row_tile_pair<T> {
   }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  /// Box (x, y) of the tensor map at `map` (device memory) into shared memory at `dst`,
+  /// completing on the mbarrier at `bar`.
+  __device__ static void tma_load(unsigned dst, void const* map, int x, int y, unsigned bar)
+  {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"(map), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+  }
+
+  /// Waits until the phase of the mbarrier at `bar` with this parity has completed.
+  __device__ static void wait_stage(unsigned bar, unsigned parity)
+  {
+    asm volatile("{\n.reg .pred done;\nTWOBODY_WAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra TWOBODY_WAIT_%=;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+  }
+
   /// A shared-memory matrix descriptor of wgmma for K-major rows of 128 bytes in the 128-byte
   /// swizzle: the start address, the stride between groups of 8 rows (1024 bytes), swizzle mode 1.
   __device__ static std::uint64_t wgmma_descriptor(unsigned at)
