@@ -679,7 +679,7 @@ struct mma_tile_products : row_tile_pair<T> {
       // refills it. The count is acquire-release (every warp's products of the stage completed
       // before the copy engine writes there), on the shared-memory address: the same count
       // through a generic address measured 1-4% slower at D >= 960, and a relaxed count with an
-      // empty mbarrier waited on by the 8th 7-13% slower at D = 4096 (H200).
+      // empty mbarrier waited on by the 8th 2-16% slower at D = 4096 (H200).
       auto release = [&](int c) {
         __syncwarp();
         if (lane == 0) {
