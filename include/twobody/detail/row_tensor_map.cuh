@@ -4,14 +4,15 @@
 /// products_wgmma on sm_90 (mma_traversal.cuh). It describes the padded row-major rows in boxes of
 /// 64 elements (128 bytes) x 128 rows with the 128-byte swizzle, which is the layout of one
 /// wgmma stage. One thread then loads a chunk of a tile with one cp.async.bulk.tensor, instead of
-/// 256 threads issuing 16-byte cp.async. On an H200 that made the mainloop 1.02-1.19x faster
-/// (scripts/probes/wgmma_mainloop.cu, sync-bulk, and benchmarks/results/wgmma-mainloop-*).
+/// 256 threads issuing 16-byte cp.async, and the warps wait on the stage's mbarrier instead of a
+/// block barrier (benchmarks/results/rows-tma-release-afc8796-h200-2026-11-29/). staged_rows
+/// (highdim.cuh) makes one for rows of at least mma_tile_products::tma_min_dims padded elements.
 ///
 /// The encoder is the driver's cuTensorMapEncodeTiled. It is reached through the runtime
 /// (cudaGetDriverEntryPointByVersion), so nothing links libcuda. Where the driver lacks it, or
 /// the rows do not fit a map (2^31 rows or more), or the stream is being captured into a graph,
-/// there is no map, and products_wgmma stages with cp.async as before. The map lives in device memory: the kernels' parameters hold only
-/// its address.
+/// there is no map, and products_wgmma stages with cp.async. The map lives in device memory: the
+/// kernels' parameters hold only its address.
 
 #include <twobody/detail/device_buffer.cuh>
 #include <twobody/detail/error.cuh>
