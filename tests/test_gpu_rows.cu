@@ -189,6 +189,66 @@ TEST(GpuRowsMemory, HalfAndBfloat16StagingByTmaOrCpAsyncEqualTheCpu)
   counts_with_and_without_tma<__nv_bfloat16>();
 }
 
+// Counts and histograms hold their uncertain pairs back in a queue of the block and recompute
+// them together (mma_traversal::queue_pending): once it holds 128, when a tile pair's would not
+// fit beside them, and at the end; a tile pair with more than the queue's 256 is recomputed at
+// once. Clusters of rows that differ by one unit in one coordinate put such pairs, at squared
+// distances 0 and 2 around thresholds near 2, into chosen tile pairs among pairs far from
+// every threshold: 435 in tile pair (0, 0), 64 in every other pair of tiles 1 to 23, and 144 more
+// in tile pair (2, 3).
+template <class T>
+void held_back_recomputations()
+{
+  for (int dims : {64, 256, 1000}) {
+    std::int64_t const n = dims < 1000 ? 3000 : 1500;
+    tbt::host_rows<T> a(n, dims, 700 + dims, 20);
+    std::mt19937 rng(dims);
+    std::uniform_int_distribution<int> coordinate(-20, 20);
+    auto cluster = [&](std::vector<std::int64_t> const& members) {
+      std::vector<float> base(static_cast<std::size_t>(dims));
+      for (auto& x : base) { x = static_cast<float>(coordinate(rng)); }
+      for (std::size_t m = 0; m < members.size(); ++m) {
+        for (int k = 0; k < dims; ++k) {
+          float const x = base[static_cast<std::size_t>(k)] + (k == static_cast<int>(m % dims) ? 1.f : 0.f);
+          a.data[static_cast<std::size_t>(members[m] * a.ld + k)] = tbt::to_elem<T>(x);
+        }
+      }
+    };
+    std::vector<std::int64_t> first, spread, pair;
+    for (std::int64_t r = 0; r < 30; ++r) { first.push_back(r); }
+    for (std::int64_t t = 1; t * 128 < n; ++t) {
+      for (std::int64_t r = 0; r < 8; ++r) { spread.push_back(t * 128 + r); }
+    }
+    for (std::int64_t t : {2, 3}) {
+      for (std::int64_t r = 8; r < 20; ++r) { pair.push_back(t * 128 + r); }
+    }
+    cluster(first);
+    cluster(spread);
+    cluster(pair);
+    std::string const what = std::string("held back, dims ") + std::to_string(dims);
+    for (float t : {1.f, 2.f, std::nextafter(2.f, INFINITY), 4.5f}) {
+      auto const pred = closer_than(squared_euclidean{}, t);
+      expect_same_count(self_pairs(a.view()), pred, (what + ", t = " + std::to_string(t)).c_str());
+      double const cpu_w = count_pairs(exec::cpu, self_pairs(a.weighted()), pred);
+      EXPECT_EQ(count_pairs(exec::gpu, self_pairs(a.weighted()), pred), cpu_w) << what << ", weighted";  // dyadic weights: exact
+    }
+    EXPECT_GE(count_pairs(exec::cpu, self_pairs(a.view()), closer_than(squared_euclidean{}, 4.5f)), 435u) << what;
+    uniform_bins<float> const bins(0.f, 8.f, 8);  // edges at the clusters' distances
+    auto const hc = histogram(exec::cpu, self_pairs(a.view()), squared_euclidean{}, bins);
+    auto const hg = histogram(exec::gpu, self_pairs(a.view()), squared_euclidean{}, bins);
+    EXPECT_EQ(hg.counts, hc.counts) << what;
+    EXPECT_EQ(hg.outside, hc.outside) << what;
+  }
+}
+
+TEST(GpuRowsMemory, HeldBackRecomputationsEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  held_back_recomputations<__half>();
+  held_back_recomputations<__nv_bfloat16>();
+  held_back_recomputations<float>();
+}
+
 TEST(GpuRowsMemory, DeviceRowsWithLeadingDimensionAndWeights)
 {
   TBT_REQUIRE_GPU();

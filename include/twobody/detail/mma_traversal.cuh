@@ -961,14 +961,37 @@ struct mma_traversal {
     Rule rule;
     unsigned long long* refined = nullptr;  ///< if set, counts the pairs recomputed exactly (benchmarks)
   };
-  using temp_storage                     = typename core::temp_storage;
-  static constexpr std::size_t dynamic_bytes = core::dynamic_bytes;  ///< the stages (engine.cuh)
+  using temp_storage = typename core::temp_storage;
+
+  /// The queue of held-back recomputations (visitors that take pairs in any order): a tile pair's
+  /// uncertain pairs are listed there, and the block recomputes them only when the queue holds
+  /// `queue_flush_at` or more (or at the end), `queue_batch` pairs per warp at a time. Recomputed
+  /// after each tile pair instead, a long row's few uncertain pairs held the whole block: at
+  /// D = 4096 one recomputation per warp, a chain of dependent FP64 sums, while the other warps
+  /// and the tensor cores waited at the next barrier (count 52 against 39 ms without uncertain
+  /// pairs under ncu, H200).
+  struct queued_pair {
+    size_type i, j;
+  };
+  static constexpr int queue_capacity = 256;
+  static constexpr int queue_flush_at = 128;
+  static constexpr int queue_batch    = 4;
+  static constexpr int warps          = block_threads / 32;
+  static constexpr std::size_t queue_bytes = (sizeof(std::uint32_t) * warps + sizeof(queued_pair) * queue_capacity + 127) / 128 * 128;
+  /// The stages (engine.cuh), then the queue: the warps' counts, then the pairs.
+  static constexpr std::size_t dynamic_bytes = core::dynamic_bytes + queue_bytes;
+  static_assert(core::dynamic_bytes % 16 == 0 && sizeof(std::uint32_t) * warps % alignof(queued_pair) == 0);
 
   params const& p;
   core tiles;
+  std::uint32_t* queue_counts;  ///< per warp, the uncertain pairs it lists
+  queued_pair* queue;
+  int queued = 0;  ///< pairs in the queue (the same in every thread)
 
   __device__ mma_traversal(params const& p_, temp_storage&, unsigned char* stages)
-    : p(p_), tiles(p_.a, p_.b, p_.dims_padded, stages) {}
+    : p(p_), tiles(p_.a, p_.b, p_.dims_padded, stages),
+      queue_counts(reinterpret_cast<std::uint32_t*>(stages + core::dynamic_bytes)),
+      queue(reinterpret_cast<queued_pair*>(stages + core::dynamic_bytes + sizeof(std::uint32_t) * warps)) {}
 
   __device__ static int element_row(int wm, int mt, int e, int g) { return core::element_row(wm, mt, e, g); }
   __device__ static int element_col(int wn, int nt, int e, int t) { return core::element_col(wn, nt, e, t); }
@@ -1033,11 +1056,87 @@ struct mma_traversal {
                                                      [&](int, int, size_type i, size_type j, float v) { visit_exact(out, i, j, v); });
   }
 
+  /// Recomputes the queued pairs and visits them: each warp an even share, queue_batch pairs
+  /// at a time (their chains of sums and round trips to memory overlap). Block-wide (two
+  /// barriers); returns the pairs visited, block-uniform.
+  template <class Visitor>
+  __device__ int recompute_queue(Visitor& out)
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    __syncthreads();  // every warp's pairs are listed
+    int const n = queued, end = n * (warp + 1) / warps;
+    for (int k = n * warp / warps; k < end; k += queue_batch) {
+      int const count = end - k < queue_batch ? end - k : queue_batch;
+      size_type i[queue_batch], j[queue_batch];
+#pragma unroll
+      for (int q = 0; q < queue_batch; ++q) {
+        queued_pair const e = queue[q < count ? k + q : k];
+        i[q]                = e.i;
+        j[q]                = e.j;
+      }
+      float v[queue_batch];
+      tiles.exact_values(exact_metric_v<Rule, M>, i, j, count, v);
+      if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, static_cast<unsigned long long>(count)); }
+#pragma unroll
+      for (int q = 0; q < queue_batch; ++q) {
+        if (q < count) { visit_exact(out, i[q], j[q], v[q]); }
+      }
+    }
+    __syncthreads();  // the queue is read before it is listed into again
+    queued = 0;
+    return n;
+  }
+
+  /// The pairs marked in the warps' `pending` masks, listed in the queue (recompute_queue
+  /// empties it when it holds too many to add them, and after adding when it holds
+  /// queue_flush_at or more); a tile pair with more than the queue holds is recomputed at once
+  /// (visit_pending). Block-wide; empties the masks; returns the queued pairs of earlier tile
+  /// pairs visited, block-uniform.
+  template <class Visitor>
+  __device__ int queue_pending(Visitor& out, unsigned long long& pending, size_type row_start, size_type col_start)
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const mine = __popcll(static_cast<long long>(pending));
+    int below      = mine;  // inclusive prefix over the lanes
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+      int const y = __shfl_up_sync(0xffffffffu, below, o);
+      if (lane >= o) { below += y; }
+    }
+    if (lane == 31) { queue_counts[warp] = static_cast<std::uint32_t>(below); }
+    __syncthreads();
+    int total = 0, before = 0;
+#pragma unroll
+    for (int w = 0; w < warps; ++w) {
+      int const c = static_cast<int>(queue_counts[w]);
+      total += c;
+      before += w < warp ? c : 0;
+    }
+    int visited = 0;
+    if (total == 0) { return visited; }
+    if (queued + total > queue_capacity) { visited += recompute_queue(out); }  // (its first barrier: the counts are read)
+    if (total > queue_capacity) {
+      visit_pending(out, pending, row_start, col_start);
+      return visited;
+    }
+    int at = queued + before + below - mine;
+    for (unsigned long long bits = pending; bits != 0; bits &= bits - 1) {
+      int row = 0, col = 0;
+      core::pending_element(__ffsll(static_cast<long long>(bits)) - 1, warp & 1, warp >> 1, lane, row, col);
+      queue[at++] = queued_pair{row_start + row, col_start + col};
+    }
+    pending = 0;
+    queued += total;
+    if (queued >= queue_flush_at) { visited += recompute_queue(out); }
+    return visited;
+  }
+
   template <class Source, class Visitor>
   __device__ void run(Source& units, Visitor& out)
   {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
+    constexpr bool hold_back = takes_visits_in_any_order<Visitor>::value;
     for (unsigned long long unit = 0; units.next(unit);) {
       size_type row = 0, col = 0;
       p.sched.locate(static_cast<size_type>(unit), row, col);  // once per tile pair of D-long products
@@ -1095,10 +1194,22 @@ struct mma_traversal {
         classify(cuda::std::false_type{});
       }
 
-      // The uncertain pairs, one at a time by a whole warp, shared out over the block's warps.
-      visit_pending(out, pending, row_start, col_start);
+      // The uncertain pairs: queued (the unit's bound then counts the queued pairs of earlier
+      // units that it visits), or one at a time by a whole warp, shared out over the block's warps.
+      unsigned long long bound = static_cast<unsigned long long>(TS) * TS;
+      if constexpr (hold_back) {
+        bound += static_cast<unsigned long long>(queue_pending(out, pending, row_start, col_start));
+      } else {
+        visit_pending(out, pending, row_start, col_start);
+      }
 
-      if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
+      if (!end_unit(out, units, unit, bound)) { break; }
+    }
+    if constexpr (hold_back) {
+      if (queued > 0) {  // the rest, as one more unit
+        out.begin_unit();
+        out.end_unit(static_cast<unsigned long long>(recompute_queue(out)));
+      }
     }
   }
 };

@@ -79,6 +79,16 @@ struct has_warp_visits : cuda::std::false_type {};
 template <class Visitor>
 struct has_warp_visits<Visitor, cuda::std::void_t<decltype(Visitor::warp_visits)>> : cuda::std::bool_constant<Visitor::warp_visits> {};
 
+/// Visitors that take pairs in any order and from any unit (statistic agents, whose sums and
+/// counts do not depend on when a pair arrives) declare `static constexpr bool
+/// visits_in_any_order = true`: a traversal may then hold back the pairs it recomputes exactly and
+/// visit them later, in another unit, provided that unit's end_unit bound counts them.
+template <class Visitor, class = void>
+struct takes_visits_in_any_order : cuda::std::false_type {};
+template <class Visitor>
+struct takes_visits_in_any_order<Visitor, cuda::std::void_t<decltype(Visitor::visits_in_any_order)>>
+  : cuda::std::bool_constant<Visitor::visits_in_any_order> {};
+
 /// Histogram agents that can count a whole tile pair into their outside slot declare `static
 /// constexpr bool bulk_outside = true` and take all_outside(lower) (whether every value >= lower
 /// lands there) and add_outside(pairs) (from one thread).
@@ -120,6 +130,8 @@ struct form_view {
 template <class Agent, class F>
 struct statistic_visitor {
   static constexpr bool can_fail                 = false;
+  /// Per-point agents close a thread's points at end_row: their pairs come in row order.
+  static constexpr bool visits_in_any_order      = !is_per_row_agent<Agent>::value;
   static constexpr bool uses_indices             = false;
   static constexpr bool compiler_register_budget = false;
   struct params {
