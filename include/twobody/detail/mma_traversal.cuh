@@ -849,6 +849,19 @@ struct mma_tile_products : row_tile_pair<T> {
 #endif
 };
 
+/// The pending pairs of lanes 0 .. lane of the warp, given each lane's own count `mine`
+/// (an inclusive sum over the lanes).
+__device__ __forceinline__ int pending_through_lane(int mine, int lane)
+{
+  int below = mine;
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    int const y = __shfl_up_sync(0xffffffffu, below, o);
+    if (lane >= o) { below += y; }
+  }
+  return below;
+}
+
 /// The pairs marked in the warps' `pending` masks (bit mt * 16 + nt * 4 + e of the core's
 /// layout), handed B at a time to fn(count, rows, cols) (count <= B pairs, rows and cols in the
 /// tile pair) by a whole warp: each warp lists its pairs in the core's scratch, and each warp
@@ -865,13 +878,8 @@ __device__ void for_each_pending_batch_of_block(Core const& tiles, unsigned long
   int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
   std::uint32_t* const list   = tiles.scratch();
   std::uint32_t* const counts = list + warps * cap;
-  int const mine = __popcll(static_cast<long long>(pending));
-  int below      = mine;  // inclusive prefix over the lanes
-#pragma unroll
-  for (int o = 1; o < 32; o *= 2) {
-    int const y = __shfl_up_sync(0xffffffffu, below, o);
-    if (lane >= o) { below += y; }
-  }
+  int const mine  = __popcll(static_cast<long long>(pending));
+  int const below = pending_through_lane(mine, lane);
   int const listed = __shfl_sync(0xffffffffu, below, 31);
   bool const fits  = listed <= cap;
   if (fits) {
@@ -1099,13 +1107,8 @@ struct mma_traversal {
   __device__ int queue_pending(Visitor& out, unsigned long long& pending, size_type row_start, size_type col_start)
   {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
-    int const mine = __popcll(static_cast<long long>(pending));
-    int below      = mine;  // inclusive prefix over the lanes
-#pragma unroll
-    for (int o = 1; o < 32; o *= 2) {
-      int const y = __shfl_up_sync(0xffffffffu, below, o);
-      if (lane >= o) { below += y; }
-    }
+    int const mine  = __popcll(static_cast<long long>(pending));
+    int const below = pending_through_lane(mine, lane);
     if (lane == 31) { queue_counts[warp] = static_cast<std::uint32_t>(below); }
     __syncthreads();
     int total = 0, before = 0;
