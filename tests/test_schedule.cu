@@ -71,6 +71,22 @@ TEST(TileSchedule, AdvanceFollowsLocate)
   }
 }
 
+// self_row_of solves in float below 2048 tile rows (every term exact there) and in double from
+// 2048 on: every flat index of the largest float schedules and of the smallest double one lands
+// in its row.
+TEST(TileSchedule, SelfRowOfIsExactOnBothSidesOfTheFloatLimit)
+{
+  for (long long rows : {1, 2, 3, 1000, 2046, 2047, 2048}) {
+    auto const s = tile_schedule::make(pair_mode::self, rows * 32, rows * 32, 32);
+    ASSERT_EQ(s.rows, rows);
+    for (long long f = 0; f < s.total; ++f) {
+      long long const i = s.self_row_of(f);
+      ASSERT_TRUE(i >= 0 && i < rows && s.row_offset(i) <= f && (i + 1 == rows || f < s.row_offset(i + 1)))
+        << "rows=" << rows << " f=" << f << " row " << i;
+    }
+  }
+}
+
 // Bands (the tensor-core traversals of rows): the same tile pairs, each once, locate and index_of
 // inverse to each other, and the units a strided grid runs at once form a compact patch.
 TEST(TileSchedule, BandsVisitEveryTilePairOnceInCompactPatches)
