@@ -4,6 +4,8 @@
 //               sync: wall clock over a batch of calls divided by the calls, and enqueue_us,
 //               the host's share: the time to issue them), for a periodic RDF (128 bins), a pair
 //               count within r and Gaussian kernel sums per point (ordered pairs), device data;
+//               and the asynchronous RDF with its bins out to 1, 3, 6 and 12 (rdf128_reach:
+//               the same pairs, more slots in each block's last flush);
 //  - shape/...  the one-call RDF, count and per-point sums at 1024 and 4096 points with each
 //               small tile shape (column groups, private copies) named explicitly: what the
 //               planner's small-set choice rests on;
@@ -106,6 +108,24 @@ void floor_rdf_async(benchmark::State& state)
   long long const n = state.range(0);
   auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
   rdf_case const c;
+  stream_holder st;
+  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, d.as<unsigned long long>(), st.s); });
+    bench::set_counters(state, bench::self_pair_count(n));
+  });
+}
+
+/// The asynchronous RDF with 128 bins out to r_max = state.range(1) in the 100^3 box: the same
+/// pairs and per-pair instructions whatever r_max, and nearly every pair in the outside slot up
+/// to r_max = 12, while the slots that each block's last flush adds into grow with r_max (about
+/// 1 at r_max = 1, 60 at 12 for the 528 blocks of 4096 points): what those global atomics cost.
+void floor_rdf_reach(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
+  rdf_case c;
+  c.bins = twobody::distance_bins<float>(static_cast<float>(state.range(1)), 128);
   stream_holder st;
   bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
   bench::guarded(state, [&] {
@@ -612,6 +632,13 @@ int main(int argc, char** argv)
       }
     };
     std::vector<long long> const shape_sizes{1024, 4096}, shape_copies{1, 4, 8, 32};
+    {
+      auto* b = benchmark::RegisterBenchmark("floor/rdf128_reach/async", floor_rdf_reach)->UseManualTime()->Unit(benchmark::kMicrosecond)
+                  ->Repetitions(5)->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "r_max"});
+      for (long long n : shape_sizes) {
+        for (long long r : {1, 3, 6, 12}) { b->Args({n, r}); }
+      }
+    }
     reg2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:64x1", shape_rdf<64, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:128x1", shape_rdf<128, 1>, shape_sizes, shape_copies);
