@@ -5,7 +5,8 @@
 //               the host's share: the time to issue them), for a periodic RDF (128 bins), a pair
 //               count within r and Gaussian kernel sums per point (ordered pairs), device data;
 //               and the asynchronous RDF with its bins out to 1, 3, 6 and 12 (rdf128_reach:
-//               the same pairs, more slots in each block's last flush);
+//               the same pairs, more slots in each block's last flush) and with its output
+//               moved by 0 to 30 lines of 128 bytes (rdf128_offset: does placement in L2 matter);
 //  - shape/...  the one-call RDF, count and per-point sums at 1024 and 4096 points with each
 //               small tile shape (column groups, private copies) named explicitly: what the
 //               planner's small-set choice rests on;
@@ -130,6 +131,23 @@ void floor_rdf_reach(benchmark::State& state)
   bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
   bench::guarded(state, [&] {
     wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, d.as<unsigned long long>(), st.s); });
+    bench::set_counters(state, bench::self_pair_count(n));
+  });
+}
+
+/// The asynchronous RDF of floor/rdf128 with its output state.range(1) 128-byte lines past the
+/// start of an allocation: whether where the counters lie in L2 decides what the last flush's
+/// global atomics cost (floor/rdf128_reach).
+void floor_rdf_offset(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
+  rdf_case const c;
+  stream_holder st;
+  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1) + 128 * 32);
+  auto* const out = d.as<unsigned long long>() + 16 * state.range(1);
+  bench::guarded(state, [&] {
+    wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, out, st.s); });
     bench::set_counters(state, bench::self_pair_count(n));
   });
 }
@@ -638,6 +656,11 @@ int main(int argc, char** argv)
       for (long long n : shape_sizes) {
         for (long long r : {1, 3, 6, 12}) { b->Args({n, r}); }
       }
+    }
+    {
+      auto* b = benchmark::RegisterBenchmark("floor/rdf128_offset/async", floor_rdf_offset)->UseManualTime()->Unit(benchmark::kMicrosecond)
+                  ->Repetitions(5)->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "lines"});
+      for (long long k = 0; k < 32; k += 3) { b->Args({4096, k}); }
     }
     reg2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:64x1", shape_rdf<64, 1>, shape_sizes, shape_copies);
