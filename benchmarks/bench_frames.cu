@@ -104,18 +104,22 @@ void floor_rdf_sync(benchmark::State& state)
   });
 }
 
-void floor_rdf_async(benchmark::State& state)
+/// The asynchronous RDF of state.range(0) points with c's bins, its output `lines` lines of 128
+/// bytes past the start of an allocation of the counters and `spare` bytes more.
+void rdf_async(benchmark::State& state, rdf_case const& c, std::size_t spare = 0, long long lines = 0)
 {
   long long const n = state.range(0);
   auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
-  rdf_case const c;
   stream_holder st;
-  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
+  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1) + spare);
+  auto* const out = d.as<unsigned long long>() + 16 * lines;
   bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, d.as<unsigned long long>(), st.s); });
+    wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, out, st.s); });
     bench::set_counters(state, bench::self_pair_count(n));
   });
 }
+
+void floor_rdf_async(benchmark::State& state) { rdf_async(state, rdf_case{}); }
 
 /// The asynchronous RDF with 128 bins out to r_max = state.range(1) in the 100^3 box: the same
 /// pairs and per-pair instructions whatever r_max, and nearly every pair in the outside slot up
@@ -123,34 +127,15 @@ void floor_rdf_async(benchmark::State& state)
 /// 1 at r_max = 1, 60 at 12 for the 528 blocks of 4096 points): what those global atomics cost.
 void floor_rdf_reach(benchmark::State& state)
 {
-  long long const n = state.range(0);
-  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
   rdf_case c;
   c.bins = twobody::distance_bins<float>(static_cast<float>(state.range(1)), 128);
-  stream_holder st;
-  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
-  bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, d.as<unsigned long long>(), st.s); });
-    bench::set_counters(state, bench::self_pair_count(n));
-  });
+  rdf_async(state, c);
 }
 
-/// The asynchronous RDF of floor/rdf128 with its output state.range(1) 128-byte lines past the
-/// start of an allocation: whether where the counters lie in L2 decides what the last flush's
+/// The asynchronous RDF of floor/rdf128 with its output state.range(1) lines of 128 bytes (0 to
+/// 31) into an allocation: whether where the counters lie in L2 decides what the last flush's
 /// global atomics cost (floor/rdf128_reach).
-void floor_rdf_offset(benchmark::State& state)
-{
-  long long const n = state.range(0);
-  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
-  rdf_case const c;
-  stream_holder st;
-  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1) + 128 * 32);
-  auto* const out = d.as<unsigned long long>() + 16 * state.range(1);
-  bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] { twobody::histogram(pairs, c.f, c.bins, out, st.s); });
-    bench::set_counters(state, bench::self_pair_count(n));
-  });
-}
+void floor_rdf_offset(benchmark::State& state) { rdf_async(state, rdf_case{}, 128 * 32, state.range(1)); }
 
 void floor_count_sync(benchmark::State& state)
 {
