@@ -627,26 +627,18 @@ int main(int argc, char** argv)
     reg("floor/count/async", floor_count_async, sizes, async_min_time);
     reg("floor/per_point/sync", floor_per_point_sync, sizes);
     reg("floor/per_point/async", floor_per_point_async, sizes, async_min_time);
-    auto reg2 = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, std::vector<long long> const& copies) {
+    // Asynchronous rows of two arguments: n, then `second` (private copies unless named).
+    auto reg2 = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, std::vector<long long> const& values,
+                    char const* second = "copies") {
       auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
-                  ->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "copies"});
+                  ->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", second});
       for (long long n : ns) {
-        for (long long c : copies) { b->Args({n, c}); }
+        for (long long v : values) { b->Args({n, v}); }
       }
     };
     std::vector<long long> const shape_sizes{1024, 4096}, shape_copies{1, 4, 8, 32};
-    {
-      auto* b = benchmark::RegisterBenchmark("floor/rdf128_reach/async", floor_rdf_reach)->UseManualTime()->Unit(benchmark::kMicrosecond)
-                  ->Repetitions(5)->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "r_max"});
-      for (long long n : shape_sizes) {
-        for (long long r : {1, 3, 6, 12}) { b->Args({n, r}); }
-      }
-    }
-    {
-      auto* b = benchmark::RegisterBenchmark("floor/rdf128_offset/async", floor_rdf_offset)->UseManualTime()->Unit(benchmark::kMicrosecond)
-                  ->Repetitions(5)->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", "lines"});
-      for (long long k = 0; k < 32; k += 3) { b->Args({4096, k}); }
-    }
+    reg2("floor/rdf128_reach/async", floor_rdf_reach, shape_sizes, {1, 3, 6, 12}, "r_max");
+    reg2("floor/rdf128_offset/async", floor_rdf_offset, {4096}, {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30}, "lines");
     reg2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:64x1", shape_rdf<64, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:128x1", shape_rdf<128, 1>, shape_sizes, shape_copies);
