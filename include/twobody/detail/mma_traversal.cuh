@@ -924,6 +924,22 @@ __device__ void for_each_pending_batch_of_block(Core const& tiles, unsigned long
   });
 }
 
+/// The exact values of metric `m` of a batch of `count` <= B pairs (i[q], j[q]) in the sets, by
+/// the whole warp: fn(q, v) for each pair q < count. Counts the pairs in `*refined` where it is
+/// set (benchmarks).
+template <int B, class Core, class Fn>
+__device__ __forceinline__ void for_each_exact_in_batch(Core const& tiles, row_metric_kind m, size_type const (&i)[B],
+                                                        size_type const (&j)[B], int count, unsigned long long* refined, Fn&& fn)
+{
+  float v[B];
+  tiles.exact_values(m, i, j, count, v);
+  if ((threadIdx.x & 31u) == 0 && refined != nullptr) { atomicAdd(refined, static_cast<unsigned long long>(count)); }
+#pragma unroll
+  for (int q = 0; q < B; ++q) {
+    if (q < count) { fn(q, v[q]); }
+  }
+}
+
 /// for_each_pending_batch_of_block with the pairs' exact values of metric `m`: fn(r, c, i, j, v)
 /// for each pair, by the whole warp (r, c in the tile pair, i, j in the sets, v the exact value).
 /// Counts the pairs in `*refined` where it is set (benchmarks).
@@ -938,13 +954,7 @@ __device__ void for_each_pending_exact_of_block(Core const& tiles, unsigned long
       i[q] = row_start + r[q];
       j[q] = col_start + c[q];
     }
-    float v[B];
-    tiles.exact_values(m, i, j, count, v);
-    if ((threadIdx.x & 31u) == 0 && refined != nullptr) { atomicAdd(refined, static_cast<unsigned long long>(count)); }
-#pragma unroll
-    for (int q = 0; q < B; ++q) {
-      if (q < count) { fn(r[q], c[q], i[q], j[q], v[q]); }
-    }
+    for_each_exact_in_batch<B>(tiles, m, i, j, count, refined, [&](int q, float v) { fn(r[q], c[q], i[q], j[q], v); });
   });
 }
 
@@ -1073,7 +1083,7 @@ struct mma_traversal {
   template <class Visitor>
   __device__ int recompute_queue(Visitor& out)
   {
-    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const warp = static_cast<int>(threadIdx.x >> 5);
     __syncthreads();  // every warp's pairs are listed
     int const n = queued, end = n * (warp + 1) / warps;
     for (int k = n * warp / warps; k < end; k += queue_batch) {
@@ -1085,13 +1095,8 @@ struct mma_traversal {
         i[q]                = e.i;
         j[q]                = e.j;
       }
-      float v[queue_batch];
-      tiles.exact_values(exact_metric_v<Rule, M>, i, j, count, v);
-      if (lane == 0 && p.refined != nullptr) { atomicAdd(p.refined, static_cast<unsigned long long>(count)); }
-#pragma unroll
-      for (int q = 0; q < queue_batch; ++q) {
-        if (q < count) { visit_exact(out, i[q], j[q], v[q]); }
-      }
+      for_each_exact_in_batch<queue_batch>(tiles, exact_metric_v<Rule, M>, i, j, count, p.refined,
+                                           [&](int q, float v) { visit_exact(out, i[q], j[q], v); });
     }
     __syncthreads();  // the queue is read before it is listed into again
     queued = 0;
