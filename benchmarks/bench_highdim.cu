@@ -512,7 +512,7 @@ void register_knn(long long n, int dims, bool clustered, bool baseline)
 {
   std::string const tag = std::string(type_name<T>()) + "/" + (clustered ? "clustered" : "uniform") + "/N:" + std::to_string(n) +
                           "/D:" + std::to_string(dims);
-  for (int k : {10, 100}) {
+  for (int k : {10, 32, 100}) {
     benchmark::RegisterBenchmark(("knn/twobody/" + tag + "/k:" + std::to_string(k)).c_str(), BM_twobody_knn<T>, n, dims, clustered, k)
       ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   }

@@ -85,7 +85,9 @@ TYPED_TEST(GpuNearest, EverySegmentCountAndKUpToNMinusOne)
   TBT_REQUIRE_GPU();
   using T = TypeParam;
   tbt::host_rows<T> const a(700, 64, 7, 1);
-  for (int k : {256, 699}) {
+  // k <= 48 keeps candidates (nearest_candidates_visitor: 32 slots to k = 16, 64 to 48), larger
+  // k exact lists.
+  for (int k : {16, 17, 48, 49, 256, 699}) {
     expect_gpu_equals_cpu(ordered_pairs(a.view()), euclidean{}, k, "euclidean", {0, 1, 2, 6});
     expect_gpu_equals_cpu(ordered_pairs(a.view()), cosine_similarity{}, k, "cosine_similarity", {1, 3});
   }
@@ -115,7 +117,7 @@ TEST(GpuNearestReal, GaussianRowsWithNearDuplicates)
     for (std::size_t q = 0; q < xf.size(); ++q) { xh[q] = __float2half_rn(xf[q]); }
     auto const rf = make_rows(n, dims, xf.data());
     auto const rh = make_rows(n, dims, xh.data());
-    for (int k : {1, 10, 64}) {
+    for (int k : {1, 10, 33, 64}) {
       expect_gpu_equals_cpu(ordered_pairs(rf), euclidean{}, k, "float euclidean");
       expect_gpu_equals_cpu(ordered_pairs(rh), euclidean{}, k, "half euclidean");
       expect_gpu_equals_cpu(ordered_pairs(rf), cosine_similarity{}, k, "float cosine");
@@ -146,6 +148,13 @@ TEST(GpuNearestMemory, DeviceRowsNaNRowsAndTheDeviceOutputForm)
   thrust::copy(idx.begin(), idx.end(), gpu.indices.begin());
   thrust::copy(val.begin(), val.end(), gpu.values.begin());
   tbt::expect_same_neighbors(gpu, cpu, "device rows, device output");
+  // Candidate lists (k <= 48): row 17's partners, and every row's partner 17, have no finite
+  // approximation, so they stay candidates until recomputed; row 17's fill its slots again and again.
+  for (int kc : {10, 40}) {
+    tbt::expect_same_neighbors(nearest_neighbors(exec::gpu, ordered_pairs(dev), squared_euclidean{}, kc),
+                               nearest_neighbors(exec::cpu, ordered_pairs(a.view()), squared_euclidean{}, kc),
+                               "device rows with a NaN row, k " + std::to_string(kc));
+  }
   // An empty A: nothing to find, nothing launched.
   auto const none = nearest_neighbors(exec::gpu, cross_pairs(make_rows<__half>(0, 40, nullptr), dev), euclidean{}, 5);
   EXPECT_EQ(none.size, 0);

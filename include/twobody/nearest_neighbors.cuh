@@ -27,6 +27,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/mma_traversal.cuh>
+#include <twobody/detail/nearest_candidates.cuh>
 #include <twobody/detail/nearest_point_traversal.cuh>
 #include <twobody/detail/neighbor_keys.cuh>
 #include <twobody/detail/pinned_array.cuh>
@@ -98,6 +99,7 @@ class nearest_lists_buffer {
   {
     return {keys_.as<neighbor_key>(), k_, segments_, rows_, in_shared};
   }
+  neighbor_key* keys() { return keys_.as<neighbor_key>(); }
 
   void finish(bool larger_nearer, std::int32_t* d_index, float* d_value, cudaStream_t stream)
   {
@@ -129,22 +131,18 @@ class nearest_lists_buffer {
   device_buffer keys_;
 };
 
-/// One launch of the engine with a nearest-neighbour traversal over the tiles of A's `rows` and
-/// col_tiles of B; `walk(segments, segment_tiles)` gives the traversal's parameters. `segments`
-/// 0 chooses them (nearest_segments); tests ask for some.
-template <class Traversal, class Walk>
-void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_nearer, Walk&& walk, std::int32_t* d_index,
-                    float* d_value, cudaStream_t stream, int segments_wanted = 0)
+/// One launch of the engine with a nearest-neighbour traversal and `Visitor` over the tiles of
+/// A's `rows` and col_tiles of B, the visitor taking `visitor_bytes` of dynamic shared memory
+/// and `out(lists, segments)` its parameters; `walk(segments, segment_tiles)` gives the
+/// traversal's. `segments` 0 chooses them (nearest_segments); tests ask for some.
+template <class Traversal, class Visitor, class Walk, class Out>
+void launch_nearest_with(size_type rows, size_type col_tiles, int k, bool larger_nearer, Walk&& walk, Out&& out,
+                         std::size_t visitor_bytes, std::int32_t* d_index, float* d_value, cudaStream_t stream, int segments_wanted)
 {
-  using visitor         = nearest_lists_visitor<Traversal::TS>;
-  constexpr auto kernel = pair_engine_kernel<Traversal, visitor, static_units>;
-  size_type const row_tiles = (rows + Traversal::TS - 1) / Traversal::TS;
-  // The unit's lists in shared memory where they fit beside the traversal's stages.
-  std::size_t const list_bytes = sizeof(neighbor_key) * static_cast<std::size_t>(Traversal::TS) * static_cast<std::size_t>(k);
-  std::size_t const list_limit = visitor_smem_limit<Traversal, kernel>();
-  bool const in_shared         = list_bytes <= list_limit;
-  std::size_t const dynamic    = traversal_launch_smem<Traversal>(in_shared ? list_bytes : 0);
-  int const full               = persistent_grid(kernel, Traversal::block_threads, dynamic, ~0ull);
+  constexpr auto kernel       = pair_engine_kernel<Traversal, Visitor, static_units>;
+  size_type const row_tiles   = (rows + Traversal::TS - 1) / Traversal::TS;
+  std::size_t const dynamic   = launch_smem<Traversal, kernel>(visitor_bytes);
+  int const full              = persistent_grid(kernel, Traversal::block_threads, dynamic, ~0ull);
   int const segments        = segments_wanted > 0 ? static_cast<int>(segments_wanted < col_tiles ? segments_wanted : col_tiles)
                                                 : nearest_segments(row_tiles, col_tiles, full, rows, k);
   size_type const seg_tiles = (col_tiles + segments - 1) / segments;
@@ -152,9 +150,43 @@ void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_near
   int const grid = static_cast<int>(units < static_cast<unsigned long long>(full) ? units : full);
   nearest_lists_buffer lists(rows, k, segments, stream);
   typename Traversal::params const wp = walk(segments, seg_tiles);
-  kernel<<<grid, Traversal::block_threads, dynamic, stream>>>(wp, lists.visitor_params(in_shared), static_units::params{units});
+  kernel<<<grid, Traversal::block_threads, dynamic, stream>>>(wp, out(lists, segments), static_units::params{units});
   TWOBODY_CHECK_LAUNCH();
   lists.finish(larger_nearer, d_index, d_value, stream);
+}
+
+/// The launch of a nearest-neighbour traversal: where its partners come as intervals (rows on
+/// the tensor cores) and k leaves room for candidates in shared memory, through
+/// nearest_candidates_visitor (exact recomputations of only the candidates still in the running);
+/// else exact lists (nearest_lists_visitor), in shared memory where they fit beside the stages.
+template <class Traversal, class Walk>
+void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_nearer, Walk&& walk, std::int32_t* d_index,
+                    float* d_value, cudaStream_t stream, int segments_wanted = 0)
+{
+  if constexpr (Traversal::offers_intervals) {
+    using candidates            = nearest_candidates_visitor<Traversal::TS>;
+    constexpr auto kernel       = pair_engine_kernel<Traversal, candidates, static_units>;
+    int const slots             = nearest_candidate_slots(k);
+    std::size_t const cand_bytes = slots > 0 ? candidates::dynamic_bytes(slots) : 0;
+    if (slots > 0 && cand_bytes <= visitor_smem_limit<Traversal, kernel>()) {
+      launch_nearest_with<Traversal, candidates>(
+        rows, col_tiles, k, larger_nearer, walk,
+        [&](nearest_lists_buffer& lists, int segments) {
+          return typename candidates::params{lists.keys(), k, segments, rows, slots};
+        },
+        cand_bytes, d_index, d_value, stream, segments_wanted);
+      return;
+    }
+  }
+  using visitor         = nearest_lists_visitor<Traversal::TS>;
+  constexpr auto kernel = pair_engine_kernel<Traversal, visitor, static_units>;
+  // The unit's lists in shared memory where they fit beside the traversal's stages.
+  std::size_t const list_bytes = sizeof(neighbor_key) * static_cast<std::size_t>(Traversal::TS) * static_cast<std::size_t>(k);
+  bool const in_shared         = list_bytes <= visitor_smem_limit<Traversal, kernel>();
+  launch_nearest_with<Traversal, visitor>(
+    rows, col_tiles, k, larger_nearer, walk,
+    [&](nearest_lists_buffer& lists, int) { return lists.visitor_params(in_shared); }, in_shared ? list_bytes : 0, d_index,
+    d_value, stream, segments_wanted);
 }
 
 /// Rows on the tensor cores (mma_nearest_traversal) into d_index / d_value (size x k each).

@@ -1246,6 +1246,8 @@ struct mma_nearest_traversal {
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;
   static constexpr int TS                = policy::tile;
   static constexpr bool larger_nearer    = larger_is_nearer_kind(M);
+  /// Partners come to nearest_candidates_visitor as intervals of their scores (launch_nearest).
+  static constexpr bool offers_intervals = true;
   /// Euclidean neighbours are filtered on squared distances (no square root or division per
   /// pair); the offers still carry the exact Euclidean values.
   static constexpr bool squared_filter         = M == row_metric_kind::euclidean;
@@ -1366,6 +1368,14 @@ struct mma_nearest_traversal {
       size_type const row_start = static_cast<size_type>(unit / p.segments) * TS;
       int const segment         = static_cast<int>(unit % p.segments);
       out.begin_unit(row_start, segment);
+      // Exact scores (smaller is nearer) of partners j of tile row r, by a whole warp.
+      auto exact = [&](int r, auto const& j, int count, auto& v) {
+        constexpr int B = cuda::std::extent_v<cuda::std::remove_reference_t<decltype(j)>>;
+        size_type i[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q) { i[q] = row_start + r; }
+        for_each_exact_in_batch<B>(tiles, M, i, j, count, p.refined, [&](int q, float x) { v[q] = larger_nearer ? -x : x; });
+      };
 
       float fa[4][2];
       tiles.template row_factors<M>(row_start, fa);
@@ -1429,12 +1439,100 @@ struct mma_nearest_traversal {
         // samples at k = 10, D = 128), `recompute_batch` at a time so that their round trips to
         // memory overlap: the exact values, then the offers (any warp may offer to any row's
         // list: the lists take concurrent offers).
-        for_each_pending_exact_of_block<recompute_batch>(tiles, pending, M, row_start, col_start, p.refined,
-                                                         [&](int r, int, size_type, size_type j, float v) {
-                                                           if (!isnan(v)) { out.offer(r, larger_nearer ? -v : v, j); }
-                                                         });
+        if constexpr (Visitor::takes_intervals) {
+          offer_intervals(pending, acc, fa, fb, col_start, out, exact);
+        } else {
+          for_each_pending_exact_of_block<recompute_batch>(tiles, pending, M, row_start, col_start, p.refined,
+                                                           [&](int r, int, size_type, size_type j, float v) {
+                                                             if (!isnan(v)) { out.offer(r, larger_nearer ? -v : v, j); }
+                                                           });
+        }
       }
-      out.end_unit();
+      if constexpr (Visitor::takes_intervals) {
+        out.end_unit(exact);
+      } else {
+        out.end_unit();
+      }
+    }
+  }
+
+  /// The pending partners as intervals [lo, hi] of their scores (nearest_candidates_visitor):
+  /// each warp lists its lanes' (row, column, lo, hi) in the core's scratch, and each warp offers
+  /// an even share of the block's list; where a warp has more than its share of the scratch,
+  /// again, until the block has none. Block-wide; empties the masks. The scratch must be free.
+  template <class Visitor, class Exact>
+  __device__ void offer_intervals(unsigned long long& pending, float const (&acc)[4][4][4], float const (&fa)[4][2],
+                                  float const (&fb)[4][2], size_type col_start, Visitor& out, Exact& exact)
+  {
+    constexpr int warps = block_threads / 32;
+    constexpr int cap   = (core::scratch_words - warps) / (3 * warps);  ///< list entries per warp
+    constexpr float inf = cuda::std::numeric_limits<float>::infinity();
+    int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    std::uint32_t* const list   = tiles.scratch();
+    std::uint32_t* const counts = list + 3 * warps * cap;
+    for (;;) {
+      int const mine  = __popcll(static_cast<long long>(pending));
+      int const below = pending_through_lane(mine, lane);  // through this lane
+      int const room  = cap - (below - mine);  // the warp's list after the lanes before this one
+      int const taken = room < 0 ? 0 : (room < mine ? room : mine);
+      if (taken > 0) {
+        // The products and factors of the lane's elements, to be read at the pending bits' places.
+        alignas(16) float held[64 + 16];
+#pragma unroll
+        for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < 4; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) { held[mt * 16 + nt * 4 + e] = acc[mt][nt][e]; }
+          }
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            held[64 + mt * 2 + h] = fa[mt][h];
+            held[72 + mt * 2 + h] = fb[mt][h];
+          }
+        }
+        int at = warp * cap + below - mine;
+        for (int q = 0; q < taken; ++q) {
+          int const bit = __ffsll(static_cast<long long>(pending)) - 1;
+          pending &= pending - 1;
+          int row = 0, col = 0;
+          core::pending_element(bit, warp & 1, warp >> 1, lane, row, col);
+          float v, m;
+          row_margin<filter_metric>(held[bit], held[64 + (bit >> 4) * 2 + ((bit >> 1) & 1)], held[72 + ((bit >> 2) & 3) * 2 + (bit & 1)],
+                                    p.rho, p.abs_term, v, m);
+          float const score = larger_nearer ? -v : v;
+          float lo = __fsub_rd(score, m), hi = __fadd_ru(score, m);
+          if (!isfinite(v) || !(lo <= hi)) {  // no bound from the approximation
+            lo = -inf;
+            hi = inf;
+          }
+          if constexpr (squared_filter) {  // [lo, hi] holds float(S): float(sqrt(S)) lies in [rd(sqrt(pred(lo))), ru(sqrt(succ(hi)))]
+            lo = lo > 0.0f ? __fsqrt_rd(__uint_as_float(__float_as_uint(lo) - 1u)) : 0.0f;
+            hi = __fsqrt_ru(next_up(hi));
+          }
+          list[3 * at]     = static_cast<std::uint32_t>(row * TS + col);
+          list[3 * at + 1] = __float_as_uint(lo);
+          list[3 * at + 2] = __float_as_uint(hi);
+          ++at;
+        }
+      }
+      int const listed = __shfl_sync(0xffffffffu, below, 31);
+      if (lane == 0) { counts[warp] = static_cast<std::uint32_t>(listed < cap ? listed : cap); }
+      bool const more = __syncthreads_or(pending != 0) != 0;  // the lists are complete
+      int total       = 0;
+#pragma unroll
+      for (int w = 0; w < warps; ++w) { total += static_cast<int>(counts[w]); }
+      int const share_end = total * (warp + 1) / warps;
+      int w = 0, i = total * warp / warps;
+      while (w < warps && i >= static_cast<int>(counts[w])) { i -= static_cast<int>(counts[w++]); }
+      for (int k = total * warp / warps; k < share_end; ++k) {
+        std::uint32_t const* entry = list + 3 * (w * cap + i);
+        int const rc               = static_cast<int>(entry[0]);
+        out.offer(rc / TS, __uint_as_float(entry[1]), __uint_as_float(entry[2]), col_start + rc % TS, exact);
+        for (++i; k + 1 < share_end && i >= static_cast<int>(counts[w]); i = 0) { ++w; }  // the next listed entry
+      }
+      if (!more) { break; }
+      __syncthreads();  // the lists are read before the next round writes them
     }
   }
 };

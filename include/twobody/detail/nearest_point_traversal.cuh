@@ -24,6 +24,7 @@ struct nearest_point_traversal {
   static constexpr int TS                = 128;
   static constexpr int D                 = Points::dims;
   static constexpr bool larger_nearer    = larger_is_nearer<Metric>;
+  static constexpr bool offers_intervals = false;  ///< its offers carry the metric's own values
   static_assert(TS == 16 * (block_threads / 32) && TS == 4 * 32, "8 warps of 16 rows, 4 columns per lane");
 
   struct params {

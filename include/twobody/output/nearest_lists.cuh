@@ -35,6 +35,7 @@ template <int Rows>
 struct nearest_lists_visitor {
   static constexpr bool can_fail                 = false;
   static constexpr bool compiler_register_budget = false;
+  static constexpr bool takes_intervals          = false;  ///< offers carry exact scores (not nearest_candidates_visitor)
   struct params {
     neighbor_key* lists;  ///< rows of A x segments x k keys, every one empty_neighbor before the launch
     int k;

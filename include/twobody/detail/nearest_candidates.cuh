@@ -1,0 +1,291 @@
+/// \file nearest_candidates.cuh
+/// \brief The selection visitor of output::nearest_lists for traversals whose pairs come as
+/// intervals (the tensor cores' value within its proven margin): each row keeps candidates
+/// [lo, hi] and recomputes exactly only those still in the running at the unit's end.
+///
+/// With exact lists (nearest_lists_visitor), every partner that might beat a row's k-th score is
+/// recomputed exactly when it arrives: in random order a list takes about k (1 + ln(n / k))
+/// entries over n partners, so most recomputations are of partners a later one pushes out (knn
+/// at k = 10 recomputed 151 partners per row and segment, D = 128, N = 65,536). Here a row keeps
+/// up to `slots` candidates in shared memory, sorted by their upper ends hi. The row's bound is
+/// the k-th smallest hi: at least k candidates are certainly no farther, so a partner whose lower
+/// end is above it can never be among the k nearest, and neither can a candidate whose lower end
+/// is (dropped when the bound falls). A candidate is recomputed only when the row's slots fill up
+/// (then every candidate is, the row keeps its k best by exact key) and at the unit's end.
+#pragma once
+
+#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/points.cuh>
+
+#include <cuda/std/limits>
+
+#include <cstdint>
+
+namespace twobody::detail {
+
+/// Candidates per row of nearest_candidates_visitor for k neighbours: a multiple of 32 with room
+/// for at least 16 candidates past the k-th; 0 where k is too large (the exact lists then).
+__host__ __device__ constexpr int nearest_candidate_slots(int k) { return k <= 16 ? 32 : (k <= 48 ? 64 : 0); }
+
+#ifdef __CUDACC__
+
+/// begin_unit(row_start, segment), bound(r), offer(r, lo, hi, j, exact) by a whole warp,
+/// end_unit(exact); `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is
+/// nearer, NaN for no neighbour) of partners j by the whole warp: the traversal's recomputation.
+/// `Rows` is the traversal's rows per unit.
+template <int Rows>
+struct nearest_candidates_visitor {
+  static constexpr bool can_fail                 = false;
+  static constexpr bool compiler_register_budget = false;
+  static constexpr bool takes_intervals          = true;
+  static constexpr int max_slots                 = 64;  ///< candidates per row (a multiple of 32): nearest_candidate_slots
+  static constexpr int batch                     = 4;   ///< partners a warp recomputes at once
+  static constexpr std::uint32_t exact_flag      = 0x80000000u;  ///< on a candidate's index: lo == hi is its exact score
+
+  struct params {
+    neighbor_key* lists;  ///< rows of A x segments x k keys (written whole by each unit)
+    int k;
+    int segments;
+    size_type rows;  ///< points of A
+    int slots;       ///< candidates per row: a multiple of 32 above k, at most max_slots
+  };
+  struct temp_storage {
+    float bound[Rows];  ///< the k-th smallest hi of each row's candidates (+inf while it has fewer than k)
+    int lock[Rows];
+    int count[Rows];
+  };
+
+  /// Shared memory of the candidates: per row, slots upper ends, slots lower ends, slots indices.
+  __host__ static std::size_t dynamic_bytes(int slots) { return sizeof(std::uint32_t) * 3 * static_cast<std::size_t>(Rows) * slots; }
+
+  params const& p;
+  temp_storage& s;
+  std::uint32_t* words;
+  neighbor_key* global_base = nullptr;
+  size_type first_row       = 0;
+
+  __device__ nearest_candidates_visitor(params const& p_, temp_storage& storage, unsigned char* smem)
+    : p(p_), s(storage), words(reinterpret_cast<std::uint32_t*>(smem))
+  {
+  }
+
+  __device__ float volatile* hi_of(int r) const { return reinterpret_cast<float volatile*>(words + 3 * r * p.slots); }
+  __device__ float volatile* lo_of(int r) const { return reinterpret_cast<float volatile*>(words + (3 * r + 1) * p.slots); }
+  __device__ std::uint32_t volatile* index_of(int r) const { return words + (3 * r + 2) * p.slots; }
+
+  /// Block-wide: rows row_start .. + Rows (those past the set take nothing), lists of `segment`.
+  __device__ void begin_unit(size_type row_start, int segment)
+  {
+    first_row   = row_start;
+    global_base = p.lists + (row_start * p.segments + segment) * p.k;
+    for (int r = static_cast<int>(threadIdx.x); r < Rows; r += static_cast<int>(blockDim.x)) {
+      s.bound[r] = row_start + r < p.rows ? cuda::std::numeric_limits<float>::infinity() : -cuda::std::numeric_limits<float>::infinity();
+      s.lock[r]  = 0;
+      s.count[r] = 0;
+    }
+    __syncthreads();
+  }
+
+  /// Row r's bound now (it only falls, so a stale read lets more partners through, never fewer).
+  __device__ float bound(int r) const { return __uint_as_float(atomicOr(reinterpret_cast<unsigned*>(&s.bound[r]), 0u)); }
+
+  /// Row r's candidates now (another warp may have written the count under the row's lock).
+  __device__ int count(int r) const { return static_cast<int const volatile&>(s.count[r]); }
+
+  /// The row's bound from its sorted candidates (count n).
+  __device__ float bound_of(int r, int n) const
+  {
+    return n >= p.k ? hi_of(r)[p.k - 1] : cuda::std::numeric_limits<float>::infinity();
+  }
+
+  /// By a whole warp holding row r (under its lock, or alone at the unit's end): every candidate
+  /// recomputed exactly, the k best by exact key (score, index) kept, sorted, as exact entries.
+  /// Candidates whose exact score is NaN are dropped.
+  template <class Exact>
+  __device__ void resolve(int r, Exact& exact)
+  {
+    constexpr int chunks = max_slots / 32;
+    int const lane       = static_cast<int>(threadIdx.x & 31u);
+    float volatile* hi   = hi_of(r);
+    float volatile* lo   = lo_of(r);
+    std::uint32_t volatile* ix = index_of(r);
+    int const n          = count(r);
+    // The exact scores of the candidates not yet exact, `batch` at a time.
+    for (int e = 0; e < n;) {
+      size_type js[batch];
+      int at[batch];
+      int q = 0;
+      for (; e < n && q < batch; ++e) {
+        std::uint32_t const x = ix[e];
+        if ((x & exact_flag) == 0) {
+          js[q] = x;
+          at[q] = e;
+          ++q;
+        }
+      }
+      if (q == 0) { break; }
+#pragma unroll
+      for (int b = 0; b < batch; ++b) {
+        if (b >= q) { js[b] = js[0]; }
+      }
+      float v[batch];
+      exact(r, js, q, v);
+      __syncwarp();
+      if (lane == 0) {
+        for (int b = 0; b < q; ++b) {
+          hi[at[b]] = v[b];
+          lo[at[b]] = v[b];
+          ix[at[b]] = static_cast<std::uint32_t>(js[b]) | exact_flag;
+        }
+      }
+      __syncwarp();
+    }
+    // Ranks by exact key (NaN scores last, and dropped).
+    neighbor_key key[chunks];
+    float score[chunks];
+#pragma unroll
+    for (int c = 0; c < chunks; ++c) {
+      int const e = c * 32 + lane;
+      score[c]    = e < n ? hi[e] : 0.0f;
+      key[c]      = e < n && !isnan(score[c]) ? make_neighbor_key(score[c], ix[e] & ~exact_flag) : empty_neighbor;
+    }
+    int rank[chunks];
+#pragma unroll
+    for (int c = 0; c < chunks; ++c) { rank[c] = 0; }
+    int valid = 0;
+    for (int f = 0; f < n; ++f) {
+      float const sf = hi[f];
+      neighbor_key const kf = isnan(sf) ? empty_neighbor : make_neighbor_key(sf, ix[f] & ~exact_flag);
+      valid += kf != empty_neighbor ? 1 : 0;
+#pragma unroll
+      for (int c = 0; c < chunks; ++c) { rank[c] += kf < key[c] ? 1 : 0; }
+    }
+    int const kept = valid < p.k ? valid : p.k;
+    __syncwarp();  // every lane has read the candidates before any moves
+#pragma unroll
+    for (int c = 0; c < chunks; ++c) {
+      if (key[c] != empty_neighbor && rank[c] < kept) {
+        hi[rank[c]] = score[c];
+        lo[rank[c]] = score[c];
+        ix[rank[c]] = static_cast<std::uint32_t>(key[c]) | exact_flag;
+      }
+    }
+    __syncwarp();
+    if (lane == 0) { s.count[r] = kept; }
+    __syncwarp();
+  }
+
+  /// By all 32 lanes with the same arguments: partner j, whose score lies in [lo, hi] (lo not
+  /// NaN), as a candidate of row r.
+  template <class Exact>
+  __device__ void offer(int r, float lo, float hi_j, size_type j, Exact& exact)
+  {
+    int const lane = static_cast<int>(threadIdx.x & 31u);
+    // Above the bound (a stale one is only higher), it can never be among the k nearest: no lock.
+    if (lo > __shfl_sync(0xffffffffu, lane == 0 ? bound(r) : 0.0f, 0)) { return; }
+    if (lane == 0) {
+      while (atomicCAS(&s.lock[r], 0, 1) != 0) {}
+      __threadfence_block();
+    }
+    __syncwarp();
+    int n = count(r);
+    if (n == p.slots && !(lo > bound_of(r, n))) {
+      resolve(r, exact);
+      n = count(r);
+    }
+    if (!(lo > bound_of(r, n))) {
+      float volatile* hi         = hi_of(r);
+      float volatile* lo_        = lo_of(r);
+      std::uint32_t volatile* ix = index_of(r);
+      // Its place by upper end, a ballot per 32 candidates.
+      int pos = 0;
+      for (int c = 0; c < n; c += 32) { pos += __popc(__ballot_sync(0xffffffffu, c + lane < n && hi[c + lane] <= hi_j)); }
+      __syncwarp();
+      // Candidates pos .. n - 1 move up one, 32 at a time from the top, each chunk read before written.
+      for (int c = (n - 1) / 32 * 32; n > 0 && c + 31 >= pos; c -= 32) {
+        int const q     = c + lane;
+        bool const move = q >= pos && q < n;
+        float h = 0.0f, l = 0.0f;
+        std::uint32_t x = 0;
+        if (move) {
+          h = hi[q];
+          l = lo_[q];
+          x = ix[q];
+        }
+        __syncwarp();
+        if (move) {
+          hi[q + 1]  = h;
+          lo_[q + 1] = l;
+          ix[q + 1]  = x;
+        }
+        __syncwarp();
+      }
+      if (lane == 0) {
+        hi[pos]  = hi_j;
+        lo_[pos] = lo;
+        ix[pos]  = static_cast<std::uint32_t>(j);
+      }
+      ++n;
+      __syncwarp();
+      if (pos < p.k && n > p.k) {
+        // The bound fell: the candidates past the k-th whose lower end is now above it go.
+        float const b = hi[p.k - 1];
+        int kept      = p.k;
+        for (int c = p.k; c < n; c += 32) {
+          int const q     = c + lane;
+          bool const keep = q < n && !(lo_[q] > b);
+          float h = 0.0f, l = 0.0f;
+          std::uint32_t x = 0;
+          if (keep) {
+            h = hi[q];
+            l = lo_[q];
+            x = ix[q];
+          }
+          unsigned const kept_lanes = __ballot_sync(0xffffffffu, keep);
+          int const to              = kept + __popc(kept_lanes & ((1u << lane) - 1u));
+          __syncwarp();
+          if (keep) {
+            hi[to]  = h;
+            lo_[to] = l;
+            ix[to]  = x;
+          }
+          __syncwarp();
+          kept += __popc(kept_lanes);
+        }
+        n = kept;
+      }
+      if (lane == 0) { s.count[r] = n; }
+    }
+    if (lane == 0) {
+      atomicExch(reinterpret_cast<unsigned*>(&s.bound[r]), __float_as_uint(bound_of(r, n)));
+      __threadfence_block();
+      atomicExch(&s.lock[r], 0);
+    }
+    __syncwarp();
+  }
+
+  /// Block-wide: each row's candidates resolved, its k best written to its list in device memory
+  /// (empty_neighbor past the partners it has).
+  template <class Exact>
+  __device__ void end_unit(Exact& exact)
+  {
+    __syncthreads();
+    int const lane  = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const warps = static_cast<int>(blockDim.x >> 5);
+    int const valid = static_cast<int>(p.rows - first_row < Rows ? p.rows - first_row : Rows);
+    for (int r = warp; r < valid; r += warps) {
+      resolve(r, exact);
+      int const n                = count(r);
+      float volatile* hi         = hi_of(r);
+      std::uint32_t volatile* ix = index_of(r);
+      neighbor_key* out          = global_base + static_cast<size_type>(r) * p.segments * p.k;
+      for (int q = lane; q < p.k; q += 32) { out[q] = q < n ? make_neighbor_key(hi[q], ix[q] & ~exact_flag) : empty_neighbor; }
+    }
+    __syncthreads();  // before the next unit clears them
+  }
+  __device__ void finish() {}
+};
+
+#endif  // __CUDACC__
+
+}  // namespace twobody::detail
