@@ -1457,25 +1457,20 @@ struct mma_nearest_traversal {
   }
 
   /// The pending partners as intervals [lo, hi] of their scores (nearest_candidates_visitor):
-  /// each warp lists its lanes' (row, column, lo, hi) in the core's scratch, and each warp offers
-  /// an even share of the block's list; where a warp has more than its share of the scratch,
-  /// again, until the block has none. Block-wide; empties the masks. The scratch must be free.
+  /// each lane writes its offers into its rows' places in the core's scratch (Visitor::reserve),
+  /// and after a barrier the visitor inserts them, a lane per row (insert_buffered). Offers that
+  /// find their row's places taken wait for the next round, until the block has none. Block-wide;
+  /// empties the masks. The scratch must be free.
   template <class Visitor, class Exact>
   __device__ void offer_intervals(unsigned long long& pending, float const (&acc)[4][4][4], float const (&fa)[4][2],
                                   float const (&fb)[4][2], size_type col_start, Visitor& out, Exact& exact)
   {
-    constexpr int warps = block_threads / 32;
-    constexpr int cap   = (core::scratch_words - warps) / (3 * warps);  ///< list entries per warp
-    constexpr float inf = cuda::std::numeric_limits<float>::infinity();
+    constexpr int per_row = core::scratch_words / (3 * TS);  ///< offers per row and round
+    constexpr float inf   = cuda::std::numeric_limits<float>::infinity();
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
-    std::uint32_t* const list   = tiles.scratch();
-    std::uint32_t* const counts = list + 3 * warps * cap;
+    std::uint32_t* const buffer = tiles.scratch();
     for (;;) {
-      int const mine  = __popcll(static_cast<long long>(pending));
-      int const below = pending_through_lane(mine, lane);  // through this lane
-      int const room  = cap - (below - mine);  // the warp's list after the lanes before this one
-      int const taken = room < 0 ? 0 : (room < mine ? room : mine);
-      if (taken > 0) {
+      if (pending != 0) {
         // The products and factors of the lane's elements, to be read at the pending bits' places.
         alignas(16) float held[64 + 16];
 #pragma unroll
@@ -1491,12 +1486,16 @@ struct mma_nearest_traversal {
             held[72 + mt * 2 + h] = fb[mt][h];
           }
         }
-        int at = warp * cap + below - mine;
-        for (int q = 0; q < taken; ++q) {
-          int const bit = __ffsll(static_cast<long long>(pending)) - 1;
-          pending &= pending - 1;
+        unsigned long long waiting = 0;
+        for (unsigned long long bits = pending; bits != 0; bits &= bits - 1) {
+          int const bit = __ffsll(static_cast<long long>(bits)) - 1;
           int row = 0, col = 0;
           core::pending_element(bit, warp & 1, warp >> 1, lane, row, col);
+          int const at = out.reserve(row);
+          if (at >= per_row) {
+            waiting |= bits & (0ull - bits);
+            continue;
+          }
           float v, m;
           row_margin<filter_metric>(held[bit], held[64 + (bit >> 4) * 2 + ((bit >> 1) & 1)], held[72 + ((bit >> 2) & 3) * 2 + (bit & 1)],
                                     p.rho, p.abs_term, v, m);
@@ -1510,29 +1509,17 @@ struct mma_nearest_traversal {
             lo = lo > 0.0f ? __fsqrt_rd(__uint_as_float(__float_as_uint(lo) - 1u)) : 0.0f;
             hi = __fsqrt_ru(next_up(hi));
           }
-          list[3 * at]     = static_cast<std::uint32_t>(row * TS + col);
-          list[3 * at + 1] = __float_as_uint(lo);
-          list[3 * at + 2] = __float_as_uint(hi);
-          ++at;
+          std::uint32_t* const o = buffer + 3 * (row * per_row + at);
+          o[0] = __float_as_uint(lo);
+          o[1] = __float_as_uint(hi);
+          o[2] = static_cast<std::uint32_t>(col_start + col);
         }
+        pending = waiting;
       }
-      int const listed = __shfl_sync(0xffffffffu, below, 31);
-      if (lane == 0) { counts[warp] = static_cast<std::uint32_t>(listed < cap ? listed : cap); }
-      bool const more = __syncthreads_or(pending != 0) != 0;  // the lists are complete
-      int total       = 0;
-#pragma unroll
-      for (int w = 0; w < warps; ++w) { total += static_cast<int>(counts[w]); }
-      int const share_end = total * (warp + 1) / warps;
-      int w = 0, i = total * warp / warps;
-      while (w < warps && i >= static_cast<int>(counts[w])) { i -= static_cast<int>(counts[w++]); }
-      for (int k = total * warp / warps; k < share_end; ++k) {
-        std::uint32_t const* entry = list + 3 * (w * cap + i);
-        int const rc               = static_cast<int>(entry[0]);
-        out.offer(rc / TS, __uint_as_float(entry[1]), __uint_as_float(entry[2]), col_start + rc % TS, exact);
-        for (++i; k + 1 < share_end && i >= static_cast<int>(counts[w]); i = 0) { ++w; }  // the next listed entry
-      }
+      bool const more = __syncthreads_or(pending != 0) != 0;  // the round's offers are in
+      out.insert_buffered(buffer, per_row, exact);
       if (!more) { break; }
-      __syncthreads();  // the lists are read before the next round writes them
+      __syncthreads();  // the buffer is read, and the places free, before the next round
     }
   }
 };

@@ -29,8 +29,8 @@ __host__ __device__ constexpr int nearest_candidate_slots(int k) { return k <= 1
 
 #ifdef __CUDACC__
 
-/// begin_unit(row_start, segment), bound(r), offer(r, lo, hi, j, exact) by a whole warp,
-/// end_unit(exact); `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is
+/// begin_unit(row_start, segment), bound(r), reserve(r) and insert_buffered(buffer, per_row,
+/// exact) for each round of offers, end_unit(exact); `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is
 /// nearer, NaN for no neighbour) of partners j by the whole warp: the traversal's recomputation.
 /// `Rows` is the traversal's rows per unit.
 template <int Rows>
@@ -51,12 +51,12 @@ struct nearest_candidates_visitor {
   };
   struct temp_storage {
     float bound[Rows];  ///< the k-th smallest hi of each row's candidates (+inf while it has fewer than k)
-    int lock[Rows];
     int count[Rows];
+    int incoming[Rows];  ///< offers reserved in the traversal's buffer since the last insert_buffered
   };
 
-  /// Shared memory of the candidates: per row, slots upper ends, slots lower ends, slots indices.
-  __host__ static std::size_t dynamic_bytes(int slots) { return sizeof(std::uint32_t) * 3 * static_cast<std::size_t>(Rows) * slots; }
+  /// Shared memory of the candidates (row_words per row).
+  __host__ static std::size_t dynamic_bytes(int slots) { return sizeof(std::uint32_t) * static_cast<std::size_t>(Rows) * row_words(slots); }
 
   params const& p;
   temp_storage& s;
@@ -69,9 +69,13 @@ struct nearest_candidates_visitor {
   {
   }
 
-  __device__ float volatile* hi_of(int r) const { return reinterpret_cast<float volatile*>(words + 3 * r * p.slots); }
-  __device__ float volatile* lo_of(int r) const { return reinterpret_cast<float volatile*>(words + (3 * r + 1) * p.slots); }
-  __device__ std::uint32_t volatile* index_of(int r) const { return words + (3 * r + 2) * p.slots; }
+  /// A row's words: slots upper ends, slots lower ends, slots indices, and one more, so that
+  /// lanes on different rows reach different banks.
+  __host__ __device__ static int row_words(int slots) { return 3 * slots + 1; }
+  __device__ std::uint32_t* row_of(int r) const { return words + r * row_words(p.slots); }
+  __device__ float volatile* hi_of(int r) const { return reinterpret_cast<float volatile*>(row_of(r)); }
+  __device__ float volatile* lo_of(int r) const { return reinterpret_cast<float volatile*>(row_of(r) + p.slots); }
+  __device__ std::uint32_t volatile* index_of(int r) const { return row_of(r) + 2 * p.slots; }
 
   /// Block-wide: rows row_start .. + Rows (those past the set take nothing), lists of `segment`.
   __device__ void begin_unit(size_type row_start, int segment)
@@ -80,16 +84,16 @@ struct nearest_candidates_visitor {
     global_base = p.lists + (row_start * p.segments + segment) * p.k;
     for (int r = static_cast<int>(threadIdx.x); r < Rows; r += static_cast<int>(blockDim.x)) {
       s.bound[r] = row_start + r < p.rows ? cuda::std::numeric_limits<float>::infinity() : -cuda::std::numeric_limits<float>::infinity();
-      s.lock[r]  = 0;
-      s.count[r] = 0;
+      s.count[r]    = 0;
+      s.incoming[r] = 0;
     }
     __syncthreads();
   }
 
-  /// Row r's bound now (it only falls, so a stale read lets more partners through, never fewer).
-  __device__ float bound(int r) const { return __uint_as_float(atomicOr(reinterpret_cast<unsigned*>(&s.bound[r]), 0u)); }
+  /// Row r's bound (the traversal reads it between a block's offers, after a barrier).
+  __device__ float bound(int r) const { return s.bound[r]; }
 
-  /// Row r's candidates now (another warp may have written the count under the row's lock).
+  /// Row r's candidates now (volatile: resolve writes them through volatile pointers).
   __device__ int count(int r) const { return static_cast<int const volatile&>(s.count[r]); }
 
   /// The row's bound from its sorted candidates (count n).
@@ -98,7 +102,7 @@ struct nearest_candidates_visitor {
     return n >= p.k ? hi_of(r)[p.k - 1] : cuda::std::numeric_limits<float>::infinity();
   }
 
-  /// By a whole warp holding row r (under its lock, or alone at the unit's end): every candidate
+  /// By a whole warp holding row r (between a round's barriers, or at the unit's end): every candidate
   /// recomputed exactly, the k best by exact key (score, index) kept, sorted, as exact entries.
   /// Candidates whose exact score is NaN are dropped.
   template <class Exact>
@@ -171,97 +175,77 @@ struct nearest_candidates_visitor {
       }
     }
     __syncwarp();
-    if (lane == 0) { s.count[r] = kept; }
+    if (lane == 0) {
+      s.count[r] = kept;
+      s.bound[r] = bound_of(r, kept);
+    }
     __syncwarp();
   }
 
-  /// By all 32 lanes with the same arguments: partner j, whose score lies in [lo, hi] (lo not
-  /// NaN), as a candidate of row r.
+  /// A place for an offer to row r in the traversal's buffer: below `per_row` (insert_buffered)
+  /// if there is room, else the offer waits for the next round. Any thread.
+  __device__ int reserve(int r) { return atomicAdd(&s.incoming[r], 1); }
+
+  /// Block-wide, after the barrier that ends the offers' round: the offers in `buffer` (row r's
+  /// i-th at words 3 (r per_row + i): lo, hi, index; min(reserved, per_row) of them) into the
+  /// rows' candidates. Each row by one lane (warp w's lane l: row w + warps l), so that the
+  /// block inserts into its rows at once: an offer is a sorted insertion of a few entries and,
+  /// when the bound falls, a sweep of the entries past the k-th. A row that could run out of
+  /// slots is resolved first, by its warp.
   template <class Exact>
-  __device__ void offer(int r, float lo, float hi_j, size_type j, Exact& exact)
+  __device__ void insert_buffered(std::uint32_t const* buffer, int per_row, Exact& exact)
   {
-    int const lane = static_cast<int>(threadIdx.x & 31u);
-    // Above the bound (a stale one is only higher), it can never be among the k nearest: no lock.
-    if (lo > __shfl_sync(0xffffffffu, lane == 0 ? bound(r) : 0.0f, 0)) { return; }
-    if (lane == 0) {
-      while (atomicCAS(&s.lock[r], 0, 1) != 0) {}
-      __threadfence_block();
+    int const lane  = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    int const warps = static_cast<int>(blockDim.x >> 5);
+    int const r     = warp + warps * lane;
+    bool const mine = lane * warps < Rows;
+    int offers      = 0;
+    if (mine) {
+      offers        = s.incoming[r] < per_row ? s.incoming[r] : per_row;
+      s.incoming[r] = 0;
     }
-    __syncwarp();
-    int n = count(r);
-    if (n == p.slots && !(lo > bound_of(r, n))) {
-      resolve(r, exact);
-      n = count(r);
+    // Rows that could run out of slots: the k best by exact key first (resolve leaves k).
+    for (unsigned full = __ballot_sync(0xffffffffu, mine && s.count[r] + offers > p.slots); full != 0; full &= full - 1) {
+      resolve(warp + warps * (__ffs(static_cast<int>(full)) - 1), exact);
     }
-    if (!(lo > bound_of(r, n))) {
-      float volatile* hi         = hi_of(r);
-      float volatile* lo_        = lo_of(r);
-      std::uint32_t volatile* ix = index_of(r);
-      // Its place by upper end, a ballot per 32 candidates.
-      int pos = 0;
-      for (int c = 0; c < n; c += 32) { pos += __popc(__ballot_sync(0xffffffffu, c + lane < n && hi[c + lane] <= hi_j)); }
-      __syncwarp();
-      // Candidates pos .. n - 1 move up one, 32 at a time from the top, each chunk read before written.
-      for (int c = (n - 1) / 32 * 32; n > 0 && c + 31 >= pos; c -= 32) {
-        int const q     = c + lane;
-        bool const move = q >= pos && q < n;
-        float h = 0.0f, l = 0.0f;
-        std::uint32_t x = 0;
-        if (move) {
-          h = hi[q];
-          l = lo_[q];
-          x = ix[q];
-        }
-        __syncwarp();
-        if (move) {
-          hi[q + 1]  = h;
-          lo_[q + 1] = l;
-          ix[q + 1]  = x;
-        }
-        __syncwarp();
+    if (!mine || offers == 0) { return; }
+    int const k          = p.k;
+    std::uint32_t* const row = row_of(r);
+    float* const hi      = reinterpret_cast<float*>(row);
+    float* const lo      = hi + p.slots;
+    std::uint32_t* const ix = row + 2 * p.slots;
+    int n   = s.count[r];
+    float b = s.bound[r];
+    for (int i = 0; i < offers; ++i) {
+      std::uint32_t const* o = buffer + 3 * (r * per_row + i);
+      float const lo_o = __uint_as_float(o[0]), hi_o = __uint_as_float(o[1]);
+      if (lo_o > b) { continue; }
+      int q = n;
+      for (; q > 0 && hi[q - 1] > hi_o; --q) {  // its place by upper end
+        hi[q] = hi[q - 1];
+        lo[q] = lo[q - 1];
+        ix[q] = ix[q - 1];
       }
-      if (lane == 0) {
-        hi[pos]  = hi_j;
-        lo_[pos] = lo;
-        ix[pos]  = static_cast<std::uint32_t>(j);
-      }
+      hi[q] = hi_o;
+      lo[q] = lo_o;
+      ix[q] = o[2];
       ++n;
-      __syncwarp();
-      if (pos < p.k && n > p.k) {
-        // The bound fell: the candidates past the k-th whose lower end is now above it go.
-        float const b = hi[p.k - 1];
-        int kept      = p.k;
-        for (int c = p.k; c < n; c += 32) {
-          int const q     = c + lane;
-          bool const keep = q < n && !(lo_[q] > b);
-          float h = 0.0f, l = 0.0f;
-          std::uint32_t x = 0;
-          if (keep) {
-            h = hi[q];
-            l = lo_[q];
-            x = ix[q];
+      if (q < k && n >= k) {
+        b = hi[k - 1];  // the bound fell: the entries past the k-th whose lower end is above it go
+        int kept = k;
+        for (int e = k; e < n; ++e) {
+          if (!(lo[e] > b)) {
+            hi[kept] = hi[e];
+            lo[kept] = lo[e];
+            ix[kept] = ix[e];
+            ++kept;
           }
-          unsigned const kept_lanes = __ballot_sync(0xffffffffu, keep);
-          int const to              = kept + __popc(kept_lanes & ((1u << lane) - 1u));
-          __syncwarp();
-          if (keep) {
-            hi[to]  = h;
-            lo_[to] = l;
-            ix[to]  = x;
-          }
-          __syncwarp();
-          kept += __popc(kept_lanes);
         }
         n = kept;
       }
-      if (lane == 0) { s.count[r] = n; }
     }
-    if (lane == 0) {
-      atomicExch(reinterpret_cast<unsigned*>(&s.bound[r]), __float_as_uint(bound_of(r, n)));
-      __threadfence_block();
-      atomicExch(&s.lock[r], 0);
-    }
-    __syncwarp();
+    s.count[r] = n;
+    s.bound[r] = b;
   }
 
   /// Block-wide: each row's candidates resolved, its k best written to its list in device memory
