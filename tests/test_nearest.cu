@@ -120,8 +120,10 @@ TEST(Nearest, FloatPointsWithAnyMetric)
 
 TEST(Nearest, SegmentsFillTheGridWithinTheMemoryBudget)
 {
-  EXPECT_EQ(detail::nearest_segments(1000, 1000, 132, 128000, 10), 1);  // 1000 tiles of A: enough units
-  EXPECT_EQ(detail::nearest_segments(10, 1000, 132, 1280, 10), 53);     // ceil(4 * 132 / 10)
+  EXPECT_EQ(detail::nearest_segments(1000, 1000, 132, 128000, 10), 1);  // 1000 tiles of A: 8 rounds of 7.6
+  EXPECT_EQ(detail::nearest_segments(512, 512, 132, 65536, 10), 1);     // 4 rounds of 3.9: one segment
+  EXPECT_EQ(detail::nearest_segments(10, 1000, 132, 1280, 10), 12);     // 120 units on 132 blocks: within 15%
+  EXPECT_EQ(detail::nearest_segments(32, 32, 132, 4096, 10), 4);        // 128 units on 132 blocks
   EXPECT_EQ(detail::nearest_segments(10, 5, 132, 1280, 10), 5);         // at most B's tiles
   // 2^20 rows of k = 256: one segment's lists are 2 GiB already, so no more segments.
   EXPECT_EQ(detail::nearest_segments(8192, 8192, 132, size_type(1) << 20, 256), 1);
