@@ -1457,18 +1457,16 @@ struct mma_nearest_traversal {
   }
 
   /// The pending partners as intervals [lo, hi] of their scores (nearest_candidates_visitor):
-  /// each lane writes its offers into its rows' places in the core's scratch (Visitor::reserve),
-  /// and after a barrier the visitor inserts them, a lane per row (insert_buffered). Offers that
-  /// find their row's places taken wait for the next round, until the block has none. Block-wide;
-  /// empties the masks. The scratch must be free.
+  /// each lane appends its offers to its rows' candidates (Visitor::place, put). The rows merge them
+  /// only when an offer found no slot (then that offer comes again) and at the unit's end: a
+  /// merge after every tile pair waited on its busiest row, and a bound a few tile pairs old lets
+  /// few more partners through. Block-wide; empties the masks.
   template <class Visitor, class Exact>
   __device__ void offer_intervals(unsigned long long& pending, float const (&acc)[4][4][4], float const (&fa)[4][2],
                                   float const (&fb)[4][2], size_type col_start, Visitor& out, Exact& exact)
   {
-    constexpr int per_row = core::scratch_words / (3 * TS);  ///< offers per row and round
-    constexpr float inf   = cuda::std::numeric_limits<float>::infinity();
+    constexpr float inf = cuda::std::numeric_limits<float>::infinity();
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
-    std::uint32_t* const buffer = tiles.scratch();
     for (;;) {
       if (pending != 0) {
         // The products and factors of the lane's elements, to be read at the pending bits' places.
@@ -1491,8 +1489,8 @@ struct mma_nearest_traversal {
           int const bit = __ffsll(static_cast<long long>(bits)) - 1;
           int row = 0, col = 0;
           core::pending_element(bit, warp & 1, warp >> 1, lane, row, col);
-          int const at = out.reserve(row);
-          if (at >= per_row) {
+          int const at = out.place(row);
+          if (at < 0) {
             waiting |= bits & (0ull - bits);
             continue;
           }
@@ -1509,17 +1507,13 @@ struct mma_nearest_traversal {
             lo = lo > 0.0f ? __fsqrt_rd(__uint_as_float(__float_as_uint(lo) - 1u)) : 0.0f;
             hi = __fsqrt_ru(next_up(hi));
           }
-          std::uint32_t* const o = buffer + 3 * (row * per_row + at);
-          o[0] = __float_as_uint(lo);
-          o[1] = __float_as_uint(hi);
-          o[2] = static_cast<std::uint32_t>(col_start + col);
+          out.put(row, at, lo, hi, static_cast<std::uint32_t>(col_start + col));
         }
         pending = waiting;
       }
-      bool const more = __syncthreads_or(pending != 0) != 0;  // the round's offers are in
-      out.insert_buffered(buffer, per_row, exact);
-      if (!more) { break; }
-      __syncthreads();  // the buffer is read, and the places free, before the next round
+      if (__syncthreads_or(pending != 0) == 0) { break; }  // every offer found a slot
+      out.merge(exact);
+      __syncthreads();  // merged before the next round's offers
     }
   }
 };

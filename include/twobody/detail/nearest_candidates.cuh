@@ -7,11 +7,14 @@
 /// recomputed exactly when it arrives: in random order a list takes about k (1 + ln(n / k))
 /// entries over n partners, so most recomputations are of partners a later one pushes out (knn
 /// at k = 10 recomputed 151 partners per row and segment, D = 128, N = 65,536). Here a row keeps
-/// up to `slots` candidates in shared memory, sorted by their upper ends hi. The row's bound is
-/// the k-th smallest hi: at least k candidates are certainly no farther, so a partner whose lower
-/// end is above it can never be among the k nearest, and neither can a candidate whose lower end
-/// is (dropped when the bound falls). A candidate is recomputed only when the row's slots fill up
-/// (then every candidate is, the row keeps its k best by exact key) and at the unit's end.
+/// up to `slots` candidates in shared memory: a part sorted by upper end hi, then offers appended
+/// as they come. The row's bound is the k-th smallest hi of the sorted part: at least k
+/// candidates are certainly no farther, so a partner whose lower end is above it can never be
+/// among the k nearest, and neither can a candidate whose lower end is (dropped when the bound
+/// falls). The appended offers are merged into the sorted part, a lane per row, when a row has no
+/// slot left and at the unit's end. A candidate is recomputed exactly only when merging leaves a
+/// row without room (then every candidate is, and the row keeps its k best by exact key) and at
+/// the unit's end.
 #pragma once
 
 #include <twobody/detail/neighbor_keys.cuh>
@@ -29,8 +32,8 @@ __host__ __device__ constexpr int nearest_candidate_slots(int k) { return k <= 1
 
 #ifdef __CUDACC__
 
-/// begin_unit(row_start, segment), bound(r), reserve(r) and insert_buffered(buffer, per_row,
-/// exact) for each round of offers, end_unit(exact); `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is
+/// begin_unit(row_start, segment), bound(r), place(r) and put(r, at, lo, hi, j) by any thread,
+/// merge(exact) block-wide when an offer found no slot, end_unit(exact); `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is
 /// nearer, NaN for no neighbour) of partners j by the whole warp: the traversal's recomputation.
 /// `Rows` is the traversal's rows per unit.
 template <int Rows>
@@ -52,7 +55,7 @@ struct nearest_candidates_visitor {
   struct temp_storage {
     float bound[Rows];  ///< the k-th smallest hi of each row's candidates (+inf while it has fewer than k)
     int count[Rows];
-    int incoming[Rows];  ///< offers reserved in the traversal's buffer since the last insert_buffered
+    int incoming[Rows];  ///< offers appended since the last merge (some may have found no slot)
   };
 
   /// Shared memory of the candidates (row_words per row).
@@ -182,70 +185,87 @@ struct nearest_candidates_visitor {
     __syncwarp();
   }
 
-  /// A place for an offer to row r in the traversal's buffer: below `per_row` (insert_buffered)
-  /// if there is room, else the offer waits for the next round. Any thread.
-  __device__ int reserve(int r) { return atomicAdd(&s.incoming[r], 1); }
+  /// Any thread, between merges: a slot for an offer to row r, past its sorted candidates (the
+  /// offers of a row are appended unsorted), or -1 if the row has none left (then the block
+  /// merges, and the offer comes again).
+  __device__ int place(int r)
+  {
+    int const at = s.count[r] + atomicAdd(&s.incoming[r], 1);
+    return at < p.slots ? at : -1;
+  }
 
-  /// Block-wide, after the barrier that ends the offers' round: the offers in `buffer` (row r's
-  /// i-th at words 3 (r per_row + i): lo, hi, index; min(reserved, per_row) of them) into the
-  /// rows' candidates. Each row by one lane (warp w's lane l: row w + warps l), so that the
-  /// block inserts into its rows at once: an offer is a sorted insertion of a few entries and,
-  /// when the bound falls, a sweep of the entries past the k-th. A row that could run out of
-  /// slots is resolved first, by its warp.
+  /// Partner j, whose score lies in [lo, hi] (lo not NaN), into slot `at` of row r (place).
+  __device__ void put(int r, int at, float lo, float hi, std::uint32_t j)
+  {
+    std::uint32_t* const row = row_of(r);
+    row[at]               = __float_as_uint(hi);
+    row[p.slots + at]     = __float_as_uint(lo);
+    row[2 * p.slots + at] = j;
+  }
+
+  /// Block-wide, after a barrier (and a barrier after it before the next offers or reads of
+  /// other rows): each row's appended offers sorted into its candidates, by one lane per row
+  /// (warp w's lane l: row w + warps l), so that the block merges all its rows at once. An
+  /// offer is a sorted insertion by upper end (in place: the sorted part never passes the next
+  /// appended offer) and, when the bound falls, a sweep of the entries past the k-th. A row
+  /// whose offers found no slot and that is still more than half full past its k is then
+  /// resolved by its warp, leaving room for them (resolving every such row recomputed 1.4x the
+  /// pairs at D = 960).
   template <class Exact>
-  __device__ void insert_buffered(std::uint32_t const* buffer, int per_row, Exact& exact)
+  __device__ void merge(Exact& exact)
   {
     int const lane  = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const warps = static_cast<int>(blockDim.x >> 5);
     int const r     = warp + warps * lane;
     bool const mine = lane * warps < Rows;
-    int offers      = 0;
-    if (mine) {
-      offers        = s.incoming[r] < per_row ? s.incoming[r] : per_row;
-      s.incoming[r] = 0;
+    bool crowded    = false;
+    if (mine && s.incoming[r] > 0) {
+      int const k             = p.k;
+      std::uint32_t* const row = row_of(r);
+      float* const hi         = reinterpret_cast<float*>(row);
+      float* const lo         = hi + p.slots;
+      std::uint32_t* const ix = row + 2 * p.slots;
+      int n                   = s.count[r];
+      int const end           = n + s.incoming[r] < p.slots ? n + s.incoming[r] : p.slots;
+      crowded                 = n + s.incoming[r] > p.slots;
+      s.incoming[r]           = 0;
+      float b                 = s.bound[r];
+      for (int at = n; at < end; ++at) {
+        float const hi_o = hi[at], lo_o = lo[at];
+        std::uint32_t const x = ix[at];
+        if (lo_o > b) { continue; }
+        int q = n;
+        for (; q > 0 && hi[q - 1] > hi_o; --q) {  // its place by upper end
+          hi[q] = hi[q - 1];
+          lo[q] = lo[q - 1];
+          ix[q] = ix[q - 1];
+        }
+        hi[q] = hi_o;
+        lo[q] = lo_o;
+        ix[q] = x;
+        ++n;
+        if (q < k && n >= k) {
+          b = hi[k - 1];  // the bound fell: the entries past the k-th whose lower end is above it go
+          int kept = k;
+          for (int e = k; e < n; ++e) {
+            if (!(lo[e] > b)) {
+              hi[kept] = hi[e];
+              lo[kept] = lo[e];
+              ix[kept] = ix[e];
+              ++kept;
+            }
+          }
+          n = kept;
+        }
+      }
+      s.count[r] = n;
+      s.bound[r] = b;
+      crowded    = crowded && 2 * n > k + p.slots;
     }
-    // Rows that could run out of slots: the k best by exact key first (resolve leaves k).
-    for (unsigned full = __ballot_sync(0xffffffffu, mine && s.count[r] + offers > p.slots); full != 0; full &= full - 1) {
+    // Rows whose offers found no slot: the k best by exact key (resolve leaves k).
+    for (unsigned full = __ballot_sync(0xffffffffu, crowded); full != 0; full &= full - 1) {
       resolve(warp + warps * (__ffs(static_cast<int>(full)) - 1), exact);
     }
-    if (!mine || offers == 0) { return; }
-    int const k          = p.k;
-    std::uint32_t* const row = row_of(r);
-    float* const hi      = reinterpret_cast<float*>(row);
-    float* const lo      = hi + p.slots;
-    std::uint32_t* const ix = row + 2 * p.slots;
-    int n   = s.count[r];
-    float b = s.bound[r];
-    for (int i = 0; i < offers; ++i) {
-      std::uint32_t const* o = buffer + 3 * (r * per_row + i);
-      float const lo_o = __uint_as_float(o[0]), hi_o = __uint_as_float(o[1]);
-      if (lo_o > b) { continue; }
-      int q = n;
-      for (; q > 0 && hi[q - 1] > hi_o; --q) {  // its place by upper end
-        hi[q] = hi[q - 1];
-        lo[q] = lo[q - 1];
-        ix[q] = ix[q - 1];
-      }
-      hi[q] = hi_o;
-      lo[q] = lo_o;
-      ix[q] = o[2];
-      ++n;
-      if (q < k && n >= k) {
-        b = hi[k - 1];  // the bound fell: the entries past the k-th whose lower end is above it go
-        int kept = k;
-        for (int e = k; e < n; ++e) {
-          if (!(lo[e] > b)) {
-            hi[kept] = hi[e];
-            lo[kept] = lo[e];
-            ix[kept] = ix[e];
-            ++kept;
-          }
-        }
-        n = kept;
-      }
-    }
-    s.count[r] = n;
-    s.bound[r] = b;
   }
 
   /// Block-wide: each row's candidates resolved, its k best written to its list in device memory
@@ -253,6 +273,8 @@ struct nearest_candidates_visitor {
   template <class Exact>
   __device__ void end_unit(Exact& exact)
   {
+    __syncthreads();
+    merge(exact);
     __syncthreads();
     int const lane  = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const warps = static_cast<int>(blockDim.x >> 5);
