@@ -12,9 +12,9 @@
 /// candidates are certainly no farther, so a partner whose lower end is above it can never be
 /// among the k nearest, and neither can a candidate whose lower end is (dropped when the bound
 /// falls). The appended offers are merged into the sorted part, a lane per row, when a row has no
-/// slot left and at the unit's end. A candidate is recomputed exactly only when merging leaves a
-/// row without room (then every candidate is, and the row keeps its k best by exact key) and at
-/// the unit's end.
+/// slot left and at the unit's end. A candidate is recomputed exactly only when a merge leaves
+/// its row more than half full past k (then every candidate of the row is, and the row keeps its
+/// k best by exact key) and at the unit's end.
 #pragma once
 
 #include <twobody/detail/neighbor_keys.cuh>
@@ -32,10 +32,11 @@ __host__ __device__ constexpr int nearest_candidate_slots(int k) { return k <= 1
 
 #ifdef __CUDACC__
 
-/// begin_unit(row_start, segment), bound(r), place(r) and put(r, at, lo, hi, j) by any thread,
-/// merge(exact) block-wide when an offer found no slot, end_unit(exact); `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is
-/// nearer, NaN for no neighbour) of partners j by the whole warp: the traversal's recomputation.
-/// `Rows` is the traversal's rows per unit.
+/// The protocol: begin_unit(row_start, segment); bound(r), place(r) and put(r, at, lo, hi, j) by
+/// any thread; merge(exact) block-wide when an offer found no slot; end_unit(exact).
+/// `exact(r, j[B], count, v[B])` gives row r's exact scores (smaller is nearer, NaN for no
+/// neighbour) of partners j, by the whole warp: the traversal's recomputation. `Rows` is the
+/// traversal's rows per unit.
 template <int Rows>
 struct nearest_candidates_visitor {
   static constexpr bool can_fail                 = false;
@@ -93,7 +94,7 @@ struct nearest_candidates_visitor {
     __syncthreads();
   }
 
-  /// Row r's bound (the traversal reads it between a block's offers, after a barrier).
+  /// Row r's bound (merges, which change it, run between barriers).
   __device__ float bound(int r) const { return s.bound[r]; }
 
   /// Row r's candidates now (volatile: resolve writes them through volatile pointers).
@@ -105,8 +106,8 @@ struct nearest_candidates_visitor {
     return n >= p.k ? hi_of(r)[p.k - 1] : cuda::std::numeric_limits<float>::infinity();
   }
 
-  /// By a whole warp holding row r (between a round's barriers, or at the unit's end): every candidate
-  /// recomputed exactly, the k best by exact key (score, index) kept, sorted, as exact entries.
+  /// By the whole warp that holds row r (in a merge, or at the unit's end): every candidate not
+  /// yet exact recomputed, the k best by exact key (score, index) kept, sorted, as exact entries.
   /// Candidates whose exact score is NaN are dropped.
   template <class Exact>
   __device__ void resolve(int r, Exact& exact)
