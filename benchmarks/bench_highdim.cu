@@ -543,6 +543,8 @@ int main(int argc, char** argv)
   for (int dims : {32, 128, 960}) { register_knn<__half>(n, dims, false, dims != 32); }
   register_knn<__half>(n, 128, true, false);
   register_knn<float>(n, 128, false, false);
+  // Small sets, where the segments of B per tile of A (nearest_segments) spread the work.
+  for (long long small : {1ll << 12, 1ll << 14}) { register_knn<__half>(small, 128, false, false); }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
