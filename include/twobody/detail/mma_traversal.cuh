@@ -1235,9 +1235,11 @@ struct mma_traversal {
 /// Tensor-core traversal for k nearest neighbours (output::nearest_lists): a unit is a tile of
 /// 128 rows of A against one segment of B's column tiles. For each column tile the block takes
 /// the products; every partner whose score (the value, negated where larger is nearer) minus
-/// its margin can still reach its row's bound is recomputed exactly by a whole warp and offered
-/// to the row's list, so the lists hold the exact k nearest (ties by index) of all partners.
-/// Pairs are those of cross mode (all of B) or ordered mode (all j != i).
+/// its margin can still reach its row's bound is offered: as the interval of its score to
+/// nearest_candidates_visitor (k <= 48), which evaluates exactly only the candidates still in
+/// the running, or recomputed exactly by a whole warp to nearest_lists_visitor. Either way the
+/// lists end with the exact k nearest (ties by index) of all partners. Pairs are those of cross
+/// mode (all of B) or ordered mode (all j != i).
 template <class T, row_metric_kind M>
 struct mma_nearest_traversal {
   using core                             = mma_tile_products<T>;
