@@ -107,10 +107,6 @@ class nearest_lists_buffer {
   {
     TWOBODY_CUDA_TRY(cudaMemsetAsync(keys_.data(), 0xff, keys_.size(), stream));  // every slot empty_neighbor
   }
-  nearest_lists_visitor<128>::params visitor_params(bool in_shared)
-  {
-    return {keys_.as<neighbor_key>(), k_, segments_, rows_, in_shared};
-  }
   neighbor_key* keys() { return keys_.as<neighbor_key>(); }
 
   void finish(bool larger_nearer, std::int32_t* d_index, float* d_value, cudaStream_t stream)
@@ -197,8 +193,10 @@ void launch_nearest(size_type rows, size_type col_tiles, int k, bool larger_near
   bool const in_shared         = list_bytes <= visitor_smem_limit<Traversal, kernel>();
   launch_nearest_with<Traversal, visitor>(
     rows, col_tiles, k, larger_nearer, walk,
-    [&](nearest_lists_buffer& lists, int) { return lists.visitor_params(in_shared); }, in_shared ? list_bytes : 0, d_index,
-    d_value, stream, segments_wanted);
+    [&](nearest_lists_buffer& lists, int segments) {
+      return typename visitor::params{lists.keys(), k, segments, rows, in_shared};
+    },
+    in_shared ? list_bytes : 0, d_index, d_value, stream, segments_wanted);
 }
 
 /// Rows on the tensor cores (mma_nearest_traversal) into d_index / d_value (size x k each).

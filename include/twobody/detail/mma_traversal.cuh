@@ -1266,6 +1266,12 @@ struct mma_nearest_traversal {
     return next_up(__fmul_ru(b, b));
   }
 
+  /// [lo, hi] holding float(S) of a squared sum S taken to the Euclidean value float(sqrt(S)):
+  /// S lies in [pred(lo), succ(hi)], so float(sqrt(S)) in [rd(sqrt(pred(lo))), ru(sqrt(succ(hi)))]
+  /// (0 from below where lo <= 0; +inf stays +inf).
+  __device__ static float euclidean_below(float lo) { return lo > 0.0f ? __fsqrt_rd(__uint_as_float(__float_as_uint(lo) - 1u)) : 0.0f; }
+  __device__ static float euclidean_above(float hi) { return __fsqrt_ru(next_up(hi)); }
+
   /// succ(x) for x >= 0 (+inf stays +inf).
   __device__ static float next_up(float x)
   {
@@ -1343,9 +1349,7 @@ struct mma_nearest_traversal {
         for (int b = 0; b < minima_per_row; ++b) { below += (mine[b] < x || (mine[b] == x && b < a)) ? 1 : 0; }
         if (below == p.k - 1) { cap = x; }
       }
-      if constexpr (squared_filter) {  // a bound on float(S): S < succ(cap), float(sqrt(S)) <= ru(sqrt(succ(cap)))
-        cap = __fsqrt_ru(next_up(cap));
-      }
+      if constexpr (squared_filter) { cap = euclidean_above(cap); }  // a bound on float(S): on float(sqrt(S)) then
       caps[threadIdx.x] = cap;
     }
     __syncthreads();
@@ -1505,9 +1509,9 @@ struct mma_nearest_traversal {
             lo = -inf;
             hi = inf;
           }
-          if constexpr (squared_filter) {  // [lo, hi] holds float(S): float(sqrt(S)) lies in [rd(sqrt(pred(lo))), ru(sqrt(succ(hi)))]
-            lo = lo > 0.0f ? __fsqrt_rd(__uint_as_float(__float_as_uint(lo) - 1u)) : 0.0f;
-            hi = __fsqrt_ru(next_up(hi));
+          if constexpr (squared_filter) {  // [lo, hi] holds float(S): the Euclidean value's interval
+            lo = euclidean_below(lo);
+            hi = euclidean_above(hi);
           }
           out.put(row, at, lo, hi, static_cast<std::uint32_t>(col_start + col));
         }

@@ -100,6 +100,14 @@ struct nearest_candidates_visitor {
   /// Row r's candidates now (volatile: resolve writes them through volatile pointers).
   __device__ int count(int r) const { return static_cast<int const volatile&>(s.count[r]); }
 
+  /// The key (score, index) of row r's candidate e once exact (empty_neighbor where the score
+  /// is NaN: never a neighbour).
+  __device__ neighbor_key exact_key(int r, int e) const
+  {
+    float const score = hi_of(r)[e];
+    return isnan(score) ? empty_neighbor : make_neighbor_key(score, index_of(r)[e] & ~exact_flag);
+  }
+
   /// The row's bound from its sorted candidates (count n).
   __device__ float bound_of(int r, int n) const
   {
@@ -132,11 +140,7 @@ struct nearest_candidates_visitor {
         }
       }
       if (q == 0) { break; }
-#pragma unroll
-      for (int b = 0; b < batch; ++b) {
-        if (b >= q) { js[b] = js[0]; }
-      }
-      float v[batch];
+      float v[batch];  // (js past q are not read: exact pads a batch with its first pair)
       exact(r, js, q, v);
       __syncwarp();
       if (lane == 0) {
@@ -155,15 +159,14 @@ struct nearest_candidates_visitor {
     for (int c = 0; c < chunks; ++c) {
       int const e = c * 32 + lane;
       score[c]    = e < n ? hi[e] : 0.0f;
-      key[c]      = e < n && !isnan(score[c]) ? make_neighbor_key(score[c], ix[e] & ~exact_flag) : empty_neighbor;
+      key[c]      = e < n ? exact_key(r, e) : empty_neighbor;
     }
     int rank[chunks];
 #pragma unroll
     for (int c = 0; c < chunks; ++c) { rank[c] = 0; }
     int valid = 0;
     for (int f = 0; f < n; ++f) {
-      float const sf = hi[f];
-      neighbor_key const kf = isnan(sf) ? empty_neighbor : make_neighbor_key(sf, ix[f] & ~exact_flag);
+      neighbor_key const kf = exact_key(r, f);
       valid += kf != empty_neighbor ? 1 : 0;
 #pragma unroll
       for (int c = 0; c < chunks; ++c) { rank[c] += kf < key[c] ? 1 : 0; }
@@ -227,8 +230,9 @@ struct nearest_candidates_visitor {
       float* const lo         = hi + p.slots;
       std::uint32_t* const ix = row + 2 * p.slots;
       int n                   = s.count[r];
-      int const end           = n + s.incoming[r] < p.slots ? n + s.incoming[r] : p.slots;
-      crowded                 = n + s.incoming[r] > p.slots;
+      int const offered       = n + s.incoming[r];  // slots the offers asked for
+      int const end           = offered < p.slots ? offered : p.slots;
+      crowded                 = offered > p.slots;
       s.incoming[r]           = 0;
       float b                 = s.bound[r];
       for (int at = n; at < end; ++at) {
@@ -282,11 +286,9 @@ struct nearest_candidates_visitor {
     int const valid = static_cast<int>(p.rows - first_row < Rows ? p.rows - first_row : Rows);
     for (int r = warp; r < valid; r += warps) {
       resolve(r, exact);
-      int const n                = count(r);
-      float volatile* hi         = hi_of(r);
-      std::uint32_t volatile* ix = index_of(r);
-      neighbor_key* out          = global_base + static_cast<size_type>(r) * p.segments * p.k;
-      for (int q = lane; q < p.k; q += 32) { out[q] = q < n ? make_neighbor_key(hi[q], ix[q] & ~exact_flag) : empty_neighbor; }
+      int const n       = count(r);
+      neighbor_key* out = global_base + static_cast<size_type>(r) * p.segments * p.k;
+      for (int q = lane; q < p.k; q += 32) { out[q] = q < n ? exact_key(r, q) : empty_neighbor; }
     }
     __syncthreads();  // before the next unit clears them
   }
