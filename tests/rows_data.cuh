@@ -188,7 +188,7 @@ double margin_bound(twobody::detail::row_metric_kind m, int dims, double na, dou
 {
   using K          = twobody::detail::row_metric_kind;
   int const padded = twobody::detail::padded_dims<T>(dims);
-  double const rho = twobody::detail::mma_relative_error<T>(padded);
+  double const rho = twobody::detail::row_core_t<T>::relative_error(padded);  // the default core's (double rows: the CUDA cores')
   double const abs_term = padded * 0x1p-100;
   double ms = (rho + 0x1p-20) * (na + nb) + 0x1p-22 * std::fabs(v) + abs_term;
   double bound = 0;

@@ -64,7 +64,7 @@ void every_metric(pair_set<rows<T, W>> const& pairs, int k)
 
 template <class T>
 class GpuNearest : public ::testing::Test {};
-using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;
+using RowTypes = ::testing::Types<float, __half, __nv_bfloat16, double>;
 TYPED_TEST_SUITE(GpuNearest, RowTypes);
 
 TYPED_TEST(GpuNearest, TiesEqualTheCpuOnEveryMetric)

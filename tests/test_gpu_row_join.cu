@@ -117,7 +117,7 @@ tbt::host_rows<T> gaussian_rows(std::int64_t n, int dims, unsigned seed)
 
 template <class T>
 class GpuRowJoin : public ::testing::Test {};
-using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;
+using RowTypes = ::testing::Types<float, __half, __nv_bfloat16, double>;
 TYPED_TEST_SUITE(GpuRowJoin, RowTypes);
 
 TYPED_TEST(GpuRowJoin, JoinsOnTiesEqualTheCpu)

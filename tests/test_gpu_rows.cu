@@ -52,7 +52,7 @@ void counts_on_every_metric(pair_set<rows<T, W>> const& pairs, tbt::host_rows<T>
 
 template <class T>
 class GpuRows : public ::testing::Test {};
-using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;
+using RowTypes = ::testing::Types<float, __half, __nv_bfloat16, double>;
 TYPED_TEST_SUITE(GpuRows, RowTypes);
 
 TYPED_TEST(GpuRows, CountsOnTiesEqualTheCpu)
@@ -316,5 +316,71 @@ TEST(GpuRowsMemory, LongRowsUpTo4096Dimensions)
     expect_same_count(self_pairs(h.view()), closer_than(squared_euclidean{}, tbt::most_common_value(K::squared_euclidean, h)), "half");
     expect_same_count(self_pairs(f.view()), closer_than(squared_euclidean{}, tbt::most_common_value(K::squared_euclidean, f)), "float");
     expect_same_count(self_pairs(f.view()), at_least(cosine_similarity{}, tbt::most_common_value(K::cosine_similarity, f)), "cosine");
+  }
+}
+
+// Double rows are rounded to float for the CUDA cores' FP32 products (simt_row_products.cuh, the
+// default core of double rows): pairs that float cannot tell apart, and rows with elements
+// outside [2^-50, 2^50) (whose pairs are all recomputed), must still give the double evaluation's
+// answers. Gaussian rows, each followed by two copies moved by about 1e-9 (far below float's
+// resolution of the values, so the float-rounded rows often coincide), a few rows with an element
+// of 1e-200, 1e-30 or 1e20, and thresholds on the exact values of chosen pairs.
+TEST(GpuRowsDouble, DifferencesBelowFloatPrecisionAndElementsOutsideItsRangeEqualTheCpu)
+{
+  TBT_REQUIRE_GPU();
+  for (int dims : {5, 64, 200}) {
+    std::int64_t const n = 300;
+    std::vector<double> x(static_cast<std::size_t>(n * dims));
+    std::mt19937_64 rng(1000 + dims);
+    std::normal_distribution<double> nd;
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (int k = 0; k < dims; ++k) {
+        std::size_t const at = static_cast<std::size_t>(i * dims + k);
+        x[at] = i % 3 == 0 ? nd(rng) : x[static_cast<std::size_t>((i - i % 3) * dims + k)] + 1e-9 * nd(rng);
+      }
+    }
+    x[static_cast<std::size_t>(7 * dims)]     = 1e-200;
+    x[static_cast<std::size_t>(11 * dims + 1)] = 1e-30;
+    x[static_cast<std::size_t>(13 * dims + 2)] = 1e20;
+    x[static_cast<std::size_t>(14 * dims + 3)] = 1e-200;  // a near copy of row 13 (13 % 3 == 1) with a tiny element
+    auto const r = make_rows(n, dims, x.data());
+    auto value = [&](K m, std::int64_t i, std::int64_t j) {
+      double const s = detail::exact_sum_host(x.data() + i * dims, x.data() + j * dims, dims, detail::sums_products(m));
+      double const ni = detail::exact_sum_host(x.data() + i * dims, x.data() + i * dims, dims, true);
+      double const nj = detail::exact_sum_host(x.data() + j * dims, x.data() + j * dims, dims, true);
+      return detail::metric_from_sum(m, s, ni, nj);
+    };
+    std::string const what = "double rows, dims " + std::to_string(dims);
+    for (float t0 : {value(K::squared_euclidean, 0, 1), value(K::squared_euclidean, 3, 5), value(K::squared_euclidean, 0, 3)}) {
+      for (float t : {std::nextafter(t0, -INFINITY), t0, std::nextafter(t0, INFINITY)}) {
+        expect_same_count(self_pairs(r), closer_than(squared_euclidean{}, t), (what + ", squared").c_str());
+        expect_same_count(self_pairs(r), closer_than(euclidean{}, std::sqrt(t)), (what + ", euclidean").c_str());
+      }
+    }
+    float const c0 = value(K::cosine_similarity, 0, 2);
+    expect_same_count(self_pairs(r), at_least(cosine_similarity{}, c0), (what + ", cosine").c_str());
+    expect_same_count(ordered_pairs(r), at_least(dot_product{}, value(K::dot_product, 0, 3)), (what + ", dot").c_str());
+    EXPECT_GT(count_pairs(exec::cpu, self_pairs(r), closer_than(squared_euclidean{}, value(K::squared_euclidean, 0, 1))), 0u);
+    for (auto const& bins : {uniform_bins<float>(0.f, 4.f * value(K::euclidean, 0, 1), 40), uniform_bins<float>(0.f, 30.f, 300)}) {
+      auto const hc = histogram(exec::cpu, self_pairs(r), euclidean{}, bins);
+      auto const hg = histogram(exec::gpu, self_pairs(r), euclidean{}, bins);
+      EXPECT_EQ(hg.counts, hc.counts) << what;
+      EXPECT_EQ(hg.outside, hc.outside) << what;
+    }
+    // Joins and nearest neighbours of the same rows: the same pairs (join values decided without
+    // recomputing carry the approximation, within the margin) and the same neighbours.
+    float const eps = value(K::euclidean, 3, 5);
+    auto const jc   = join(exec::cpu, self_pairs(r), closer_than(euclidean{}, eps)).to_host();
+    auto const jg   = join(exec::gpu, self_pairs(r), closer_than(euclidean{}, eps)).to_host();
+    EXPECT_GT(jc.size(), 0u) << what;
+    tbt::expect_same_records(jg, jc, what + ", join", [&](std::uint32_t i, std::uint32_t j, float v) {
+      double const ni = detail::exact_sum_host(x.data() + std::size_t{i} * dims, x.data() + std::size_t{i} * dims, dims, true);
+      double const nj = detail::exact_sum_host(x.data() + std::size_t{j} * dims, x.data() + std::size_t{j} * dims, dims, true);
+      return tbt::margin_bound<double>(K::euclidean, dims, ni, nj, v);
+    });
+    for (int k : {4, 40}) {
+      tbt::expect_same_neighbors(nearest_neighbors(exec::gpu, ordered_pairs(r), euclidean{}, k),
+                                 nearest_neighbors(exec::cpu, ordered_pairs(r), euclidean{}, k), what + ", knn k " + std::to_string(k));
+    }
   }
 }

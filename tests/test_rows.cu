@@ -117,7 +117,7 @@ TEST(Rows, SquaredRuleIsCertainOnlyWhereTheWholeIntervalDecides)
 
 template <class T>
 class RowsCpu : public ::testing::Test {};
-using RowTypes = ::testing::Types<float, __half, __nv_bfloat16>;
+using RowTypes = ::testing::Types<float, __half, __nv_bfloat16, double>;
 TYPED_TEST_SUITE(RowsCpu, RowTypes);
 
 TYPED_TEST(RowsCpu, CountsEqualPlainSumsOnEveryMetricAndMode)
@@ -168,6 +168,22 @@ TYPED_TEST(RowsCpu, HistogramsEqualPlainSums)
   for (int k = 0; k < 32; ++k) { EXPECT_EQ(h.counts[k], expected[k]) << "bin " << k; }
   EXPECT_EQ(h.outside, expected[32]);
   EXPECT_EQ(h.pairs, 120u * 119u / 2u);
+}
+
+// Double rows are evaluated in double (row_exact.cuh), not rounded to float first: coordinates
+// 2^-40 apart, which float cannot tell apart, give the squared distance 2^-80 and the cosine just
+// below 1.
+TEST(Rows, DoubleRowsKeepDifferencesFloatCannotHold)
+{
+  std::vector<double> const x{1.0, 3.0, 1.0 + 0x1p-40, 3.0};
+  auto const r = make_rows(2, 2, x.data());
+  EXPECT_EQ(static_cast<float>(x[0]), static_cast<float>(x[2]));
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(r), closer_than(squared_euclidean{}, 0x1p-79f)), 1u);
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(r), closer_than(squared_euclidean{}, 0x1p-80f)), 0u);  // the value is 2^-80, not below it
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(r), closer_than(euclidean{}, 0x1p-40f)), 0u);
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(r), closer_than(euclidean{}, std::nextafter(0x1p-40f, 1.f))), 1u);
+  auto const h = histogram(exec::cpu, self_pairs(r), squared_euclidean{}, uniform_bins<float>(0.f, 0x1p-78f, 4));
+  EXPECT_EQ(h.counts, (std::vector<unsigned long long>{0, 1, 0, 0}));  // bins of width 2^-80: [2^-80, 2^-79)
 }
 
 TEST(Rows, WeightedCountsAddProductsOfWeights)

@@ -151,6 +151,18 @@ inline void require_row_tensor_cores()
                                        .c_str());
 }
 
+/// require_row_tensor_cores where the products core is the tensor cores' (the CUDA cores'
+/// simt_row_products, double rows' default, runs anywhere).
+template <class Core>
+inline constexpr bool is_simt_row_products_v = false;
+template <class T>
+inline constexpr bool is_simt_row_products_v<simt_row_products<T>> = true;
+template <class Core>
+void require_row_core()
+{
+  if constexpr (!is_simt_row_products_v<Core>) { require_row_tensor_cores(); }
+}
+
 /// A count's test of a pair's value by its rule (row_predicate, squared_below_threshold).
 template <class Rule>
 struct row_rule_test {
@@ -162,21 +174,24 @@ struct row_value_fn {
 };
 
 /// The engine kernel of a row statistic: the tensor-core traversal, agent `Agent` behind f.
-/// The products core of an input policy of rows: the tensor cores (input::mma_tile, also for
-/// input::automatic) or the CUDA cores (input::simt_rows).
+/// The products core of an input policy of rows: the tensor cores (input::mma_tile, which refuses
+/// double rows), the CUDA cores (input::simt_rows), or for input::automatic row_core_t (the
+/// tensor cores; for double rows the CUDA cores).
 template <class Input, class T>
-using row_products_t = cuda::std::conditional_t<cuda::std::is_same_v<Input, input::simt_rows>, simt_row_products<T>, mma_tile_products<T>>;
+using row_products_t =
+  cuda::std::conditional_t<cuda::std::is_same_v<Input, input::simt_rows>, simt_row_products<T>,
+                           cuda::std::conditional_t<cuda::std::is_same_v<Input, input::mma_tile>, mma_tile_products<T>, row_core_t<T>>>;
 
 template <class Input, class T>
 inline constexpr bool is_row_input_v = cuda::std::is_same_v<Input, input::automatic> || cuda::std::is_same_v<Input, input::mma_tile> ||
                                        cuda::std::is_same_v<Input, input::simt_rows>;
 
-template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F, class Core = mma_tile_products<T>>
+template <class T, row_metric_kind M, class Rule, bool W, class Agent, class F, class Core = row_core_t<T>>
 inline constexpr auto row_kernel = pair_engine_kernel<mma_traversal<T, M, Rule, W, Core>, statistic_visitor<Agent, F>, strided_units>;
 
 /// One launch of the engine with the tensor-core traversal: stages the sets, plans a persistent
 /// grid, asks `agent_params(grid)` for the agent's parameters, launches.
-template <row_metric_kind M, class T, bool W, class Rule, class Agent, class Core = mma_tile_products<T>, class F, class AgentParams>
+template <row_metric_kind M, class T, bool W, class Rule, class Agent, class Core = row_core_t<T>, class F, class AgentParams>
 void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f, std::size_t dynamic_smem,
                  AgentParams&& agent_params, cudaStream_t stream, unsigned long long* d_refined = nullptr)
 {
@@ -189,7 +204,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
     agent_params(0);
     return;
   }
-  if constexpr (cuda::std::is_same_v<Core, mma_tile_products<T>>) { require_row_tensor_cores(); }
+  require_row_core<Core>();
   std::size_t const smem = launch_smem<traversal, kernel>(dynamic_smem);
   int const grid         = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);
@@ -200,7 +215,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
   TWOBODY_CHECK_LAUNCH();
 }
 
-template <class Input = input::mma_tile, class T, bool W, class Pred>
+template <class Input = input::automatic, class T, bool W, class Pred>
 pair_count_t<rows<T, W>> count_rows_gpu(pair_set<rows<T, W>> const& pairs, Pred const& pred, cudaStream_t stream,
                                         unsigned long long* d_refined = nullptr)
 {

@@ -1,15 +1,16 @@
 /// \file rows.cuh
 /// \brief High-dimensional point sets: n points of D coordinates stored row-major (an n x D
-/// matrix with a leading dimension), in `float`, `__half` or `__nv_bfloat16`, for embeddings,
-/// descriptors and other data of 1 to thousands of dimensions (docs/highdim.md).
+/// matrix with a leading dimension), in `float`, `__half`, `__nv_bfloat16` or `double`, for
+/// embeddings, descriptors and other data of 1 to thousands of dimensions (docs/highdim.md).
 ///
 ///     auto x = twobody::make_rows(n, 128, d_embeddings);          // n x 128, ld = 128
 ///     auto close = twobody::count_pairs(twobody::self_pairs(x),
 ///                                       twobody::within(twobody::euclidean{}, 0.5f));
 ///
 /// Pair sets are the usual ones (self_pairs, cross_pairs, ordered_pairs). The statistics of
-/// rows (highdim.cuh) compute a tile pair's inner products on the tensor cores and give the
-/// same answers as the exact evaluation that defines them (detail/row_exact.cuh).
+/// rows (highdim.cuh) compute a tile pair's inner products on the tensor cores (double rows: in
+/// FP32 on the CUDA cores) and give the same answers as the exact evaluation that defines them
+/// (detail/row_exact.cuh).
 #pragma once
 
 #include <twobody/detail/error.cuh>
@@ -26,14 +27,14 @@ namespace twobody {
 
 /// Element types a row set may hold.
 template <class T>
-inline constexpr bool is_row_element_v =
-  cuda::std::is_same_v<T, float> || cuda::std::is_same_v<T, __half> || cuda::std::is_same_v<T, __nv_bfloat16>;
+inline constexpr bool is_row_element_v = cuda::std::is_same_v<T, float> || cuda::std::is_same_v<T, __half> ||
+                                         cuda::std::is_same_v<T, __nv_bfloat16> || cuda::std::is_same_v<T, double>;
 
 /// A view of `size` points of `dims` coordinates: point i is data[i * ld + k], k < dims.
 /// Weighted sets add w_i w_j per pair (counts and histograms are then sums, in double).
 template <class T, bool Weighted = false>
 struct rows {
-  static_assert(is_row_element_v<T>, "twobody::rows<T>: T must be float, __half or __nv_bfloat16");
+  static_assert(is_row_element_v<T>, "twobody::rows<T>: T must be float, __half, __nv_bfloat16 or double");
   using value_type               = T;
   static constexpr bool weighted = Weighted;
 

@@ -21,7 +21,7 @@ namespace twobody::detail {
 /// Per-point sums of F (row_function) over the pairs of two staged row sets.
 template <class T, row_metric_kind M, class F>
 struct mma_sum_traversal {
-  using core                             = mma_tile_products<T>;
+  using core                             = row_core_t<T>;
   using policy                           = input::mma_tile;
   static constexpr int block_threads     = policy::block_threads;
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;

@@ -96,10 +96,22 @@ __global__ void prepare_rows_kernel(T const* data, size_type n, int dims_padded,
   if (i >= n) { return; }
   T const* p     = data + i * dims_padded;
   double const s = exact_sum_warp(p, p, dims_padded, true);
+  bool outside_float = false;  // double rows: an element the FP32 products' margin does not cover (simt_row_products.cuh)
+  if constexpr (cuda::std::is_same_v<T, double>) {
+    bool mine = false;
+    for (int k = static_cast<int>(threadIdx.x & 31u); k < dims_padded; k += 32) {
+      double const x = fabs(p[k]);
+      mine           = mine || (x != 0.0 && !(x >= 0x1p-50 && x < 0x1p50));  // NaN too
+    }
+    outside_float = __any_sync(0xffffffffu, mine);
+  }
   if ((threadIdx.x & 31u) == 0) {
     double const len = sqrt(s);
-    terms[i]       = row_term{static_cast<float>(s), static_cast<float>(len), static_cast<float>(1.0 / len),
-                              weights != nullptr ? weights[i] : 1.0f};
+    float const w    = weights != nullptr ? weights[i] : 1.0f;
+    float const nan  = __int_as_float(0x7fc00000);
+    // NaN terms make every approximate value of the row NaN: never certain, each pair recomputed.
+    terms[i]       = outside_float ? row_term{nan, nan, nan, w}
+                                   : row_term{static_cast<float>(s), static_cast<float>(len), static_cast<float>(1.0 / len), w};
     exact_norms[i] = s;
   }
 }
@@ -339,6 +351,8 @@ struct mma_tile_products : row_tile_pair<T> {
   static constexpr int stage_words   = TS * stride;             ///< one side's chunk of the tile
   static_assert(block_threads == 256 && TS == 128, "the warp layout below is 2 x 4 warps of 64 x 32 products");
   static_assert(stages >= 2 && words % 8 == 0, "a chunk is whole k-steps of 8 words");
+  static_assert(!cuda::std::is_same_v<T, double>,
+                "double rows have no tensor-core path here: they take input::simt_rows (what input::automatic takes for them)");
 
   /// The stages in dynamic shared memory: a[stages][stage_words], then b[stages][stage_words].
   static constexpr std::size_t mma_sync_bytes = sizeof(std::uint32_t) * 2 * stages * stage_words;
@@ -849,6 +863,16 @@ struct mma_tile_products : row_tile_pair<T> {
 #endif
 };
 
+template <class T>
+struct simt_row_products;  // simt_row_products.cuh
+
+/// The products core the row traversals take by default (input::automatic): the tensor cores,
+/// and for double rows FP32 on the CUDA cores (simt_row_products.cuh). FP64 on the tensor cores
+/// would be no faster on an H100 (67 TFLOPS, as FP32 fma) and would only narrow the margin, so
+/// recompute fewer pairs; TF32 on the tensor cores would widen it to 2^-10.
+template <class T>
+using row_core_t = cuda::std::conditional_t<cuda::std::is_same_v<T, double>, simt_row_products<T>, mma_tile_products<T>>;
+
 /// The pending pairs of lanes 0 .. lane of the warp, given each lane's own count `mine`
 /// (an inclusive sum over the lanes).
 __device__ __forceinline__ int pending_through_lane(int mine, int lane)
@@ -961,7 +985,7 @@ __device__ void for_each_pending_exact_of_block(Core const& tiles, unsigned long
 /// Traversal of the tile pairs of two staged row sets: the products from Core (the tensor
 /// cores' mma_tile_products, or simt_row_products on the CUDA cores), each turned into a value
 /// and its margin, certain pairs to the visitor, the others recomputed exactly.
-template <class T, row_metric_kind M, class Rule, bool Weighted, class Core = mma_tile_products<T>>
+template <class T, row_metric_kind M, class Rule, bool Weighted, class Core = row_core_t<T>>
 struct mma_traversal {
   using core                             = Core;
   using policy                           = typename core::policy;
@@ -1242,7 +1266,7 @@ struct mma_traversal {
 /// mode (all of B) or ordered mode (all j != i).
 template <class T, row_metric_kind M>
 struct mma_nearest_traversal {
-  using core                             = mma_tile_products<T>;
+  using core                             = row_core_t<T>;
   using policy                           = input::mma_tile;
   static constexpr int block_threads     = policy::block_threads;
   static constexpr int min_blocks_per_sm = policy::min_blocks_per_sm;

@@ -11,6 +11,9 @@
 /// For float, half and bfloat16 rows every difference and product is exact or nearly so in
 /// double, so this is the correctly rounded float value of the metric except in the rare case
 /// of a sum within D * 2^-52 (relative) of a rounding boundary, where both sides still agree.
+/// For double rows the differences and products round in double too: the value is this
+/// evaluation itself (within about (D + 1) 2^-53 of the real metric, relative to the sum of
+/// the terms' magnitudes, before the one rounding to float), the same on both backends.
 /// A NaN coordinate makes the value NaN (never within a threshold, counted as outside a
 /// histogram's bins).
 
@@ -24,7 +27,7 @@ namespace twobody::detail {
 
 inline constexpr int exact_lanes = 32;
 
-/// A row element as float and as double (both exact).
+/// A row element as float and as double (both exact for float, half and bfloat16).
 __host__ __device__ inline float as_float(float x) { return x; }
 __host__ __device__ inline float as_float(__half x) { return __half2float(x); }
 __host__ __device__ inline float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -33,8 +36,12 @@ __host__ __device__ inline double as_double(T x)
 {
   return static_cast<double>(as_float(x));
 }
+/// A double element: as_double is the element, as_float rounds it to nearest (the CUDA cores'
+/// FP32 products take that; their margin counts the rounding, simt_row_products.cuh).
+__host__ __device__ inline double as_double(double x) { return x; }
+__host__ __device__ inline float as_float(double x) { return static_cast<float>(x); }
 
-/// A float as a row element (round to nearest): test data and benchmarks.
+/// A float as a row element (round to nearest; exact for float and double): test data and benchmarks.
 template <class T>
 __host__ __device__ inline T row_element(float v)
 {

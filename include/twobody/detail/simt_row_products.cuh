@@ -8,12 +8,18 @@
 /// Each thread owns the 8 rows x 8 columns of the m16n8 fragment layout (row_tile_pair) and
 /// computes them by FP32 fma, one coordinate at a time, from rows staged in shared memory as
 /// float, transposed (coordinate-major) and permuted so a thread's 8 rows and 8 columns are
-/// contiguous: two 16-byte loads each per coordinate for 64 fma.
+/// contiguous: two 16-byte loads each per coordinate for 64 fma. It is also double rows' core
+/// (row_core_t, mma_traversal.cuh).
 ///
 /// The margin: half and bfloat16 values are exact in float, and each fma rounds once, so the
 /// sum over D coordinates errs by at most gamma_D S = D 2^-24 S / (1 - D 2^-24),
 /// S = sum |a_k b_k| (Higham, Accuracy and Stability of Numerical Algorithms, 3.1);
-/// rho = (D_pad + 16) 2^-24 bounds it for D_pad < 2^20.
+/// rho = (D_pad + 16) 2^-24 bounds it for D_pad < 2^20 (with the margin's factor 1.25).
+/// Double rows are rounded to float when staged: each factor errs by at most 2^-24 relative,
+/// each product by (2 + 2^-24) 2^-24, so the sum by gamma_(D+2) S, and rho = (D_pad + 18) 2^-24.
+/// That holds for elements that are zero or of magnitude in [2^-50, 2^50), whose products and
+/// sums stay normal floats; a row with any other element has NaN terms (prepare_rows_kernel),
+/// so each of its pairs is recomputed exactly.
 
 #include <twobody/detail/mma_traversal.cuh>
 #include <twobody/input/simt_rows.cuh>
@@ -32,23 +38,28 @@ struct simt_row_products : row_tile_pair<T> {
   using policy                       = input::simt_rows;
   static constexpr int block_threads = policy::block_threads;
   static constexpr int TS            = policy::tile;
-  static constexpr int KC            = policy::chunk_bytes / int(sizeof(T));  ///< coordinates per staged chunk
-  static constexpr int stride        = TS + 4;                               ///< floats per staged coordinate
-  static constexpr int stage_floats  = KC * stride;                          ///< one side's chunk
-  static constexpr int pieces        = TS * policy::chunk_bytes / 16 / block_threads;  ///< 16-byte loads per thread and side
+  /// Bytes of each stored row per staged chunk: 16 coordinates of double rows (so that a stage,
+  /// and the scratch, hold as many floats as float rows' do), else the policy's.
+  static constexpr int chunk_bytes   = sizeof(T) == 8 ? 2 * policy::chunk_bytes : policy::chunk_bytes;
+  static constexpr int KC            = chunk_bytes / int(sizeof(T));  ///< coordinates per staged chunk
+  static constexpr int stride        = TS + 4;                        ///< floats per staged coordinate
+  static constexpr int stage_floats  = KC * stride;                   ///< one side's chunk
+  static constexpr int pieces        = TS * chunk_bytes / 16 / block_threads;  ///< 16-byte loads per thread and side
   static_assert(block_threads == 256 && TS == 128, "the thread layout below is 2 x 4 warps of 64 x 32 products");
   static_assert(mma_chunk_elements<T> % KC == 0, "rows are staged with the padding of the tensor-core tile");
 
-  /// Two stages of both sides in dynamic shared memory: a[2][stage_floats], then b[2][stage_floats].
+  /// Two stages of both sides in dynamic shared memory: a[0], b[0], a[1], b[1], stage_floats each.
   static constexpr std::size_t dynamic_bytes = (sizeof(float) * 4 * stage_floats + 127) / 128 * 128;
   struct temp_storage {};
 
   float* smem;
 
+  __device__ float* stage(int side, int st) const { return smem + (2 * st + side) * stage_floats; }
+
   /// Words free between products() calls until the next one's first barrier (it stores chunk 0
-  /// into a[0] and b[0] before it): a[1].
-  static constexpr int scratch_words = stage_floats;
-  __device__ std::uint32_t* scratch() const { return reinterpret_cast<std::uint32_t*>(smem + stage_floats); }
+  /// into a[0] and b[0] before it): a[1] and b[1] (knn's first-tile bounds take 17 words a row).
+  static constexpr int scratch_words = 2 * stage_floats;
+  __device__ std::uint32_t* scratch() const { return reinterpret_cast<std::uint32_t*>(stage(0, 1)); }
 
   __device__ simt_row_products(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims, unsigned char* stages)
     : row_tile_pair<T>(a_, b_, dims), smem(reinterpret_cast<float*>(stages))
@@ -56,7 +67,10 @@ struct simt_row_products : row_tile_pair<T> {
   }
 
   /// rho of the margin of these products (file comment).
-  static float relative_error(int dims) { return static_cast<float>((static_cast<double>(dims) + 16.0) * 0x1p-24); }
+  static float relative_error(int dims)
+  {
+    return static_cast<float>((static_cast<double>(dims) + (sizeof(T) == 8 ? 18.0 : 16.0)) * 0x1p-24);
+  }
 
   /// Where tile row r (the m16n8 layout's wm * 64 + 8 i + g) is stored: wm * 64 + 8 g + i, so
   /// that lane g's rows i = 0..7 are contiguous.
@@ -67,7 +81,7 @@ struct simt_row_products : row_tile_pair<T> {
   /// 16-byte pieces of chunk c of the tile's rows (clamped to the set, as mma_tile_products).
   __device__ void load(staged_row_view<T> const& side, size_type first, int c, uint4 (&v)[pieces]) const
   {
-    constexpr int per_row = policy::chunk_bytes / 16;
+    constexpr int per_row = chunk_bytes / 16;
 #pragma unroll
     for (int k = 0; k < pieces; ++k) {
       int const piece = static_cast<int>(threadIdx.x) + k * block_threads;
@@ -82,7 +96,7 @@ struct simt_row_products : row_tile_pair<T> {
   template <bool Rows>
   __device__ static void store(uint4 const (&v)[pieces], float* stage)
   {
-    constexpr int per_row = policy::chunk_bytes / 16, per_piece = 16 / int(sizeof(T));
+    constexpr int per_row = chunk_bytes / 16, per_piece = 16 / int(sizeof(T));
 #pragma unroll
     for (int k = 0; k < pieces; ++k) {
       int const piece = static_cast<int>(threadIdx.x) + k * block_threads;
@@ -105,8 +119,8 @@ struct simt_row_products : row_tile_pair<T> {
     uint4 va[pieces], vb[pieces];
     load(a, row_start, 0, va);
     load(b, col_start, 0, vb);
-    store<true>(va, smem);
-    store<false>(vb, smem + 2 * stage_floats);
+    store<true>(va, stage(0, 0));
+    store<false>(vb, stage(1, 0));
     __syncthreads();
     for (int c = 0; c < chunks; ++c) {
       int const st = c & 1;
@@ -114,8 +128,8 @@ struct simt_row_products : row_tile_pair<T> {
         load(a, row_start, c + 1, va);
         load(b, col_start, c + 1, vb);
       }
-      float const* As = smem + st * stage_floats + a_at;
-      float const* Bs = smem + (2 + st) * stage_floats + b_at;
+      float const* As = stage(0, st) + a_at;
+      float const* Bs = stage(1, st) + b_at;
 #pragma unroll 4
       for (int k = 0; k < KC; ++k) {
         float4 const a0 = *reinterpret_cast<float4 const*>(As + k * stride);
@@ -134,8 +148,8 @@ struct simt_row_products : row_tile_pair<T> {
         }
       }
       if (c + 1 < chunks) {  // the other stage was last read before the previous barrier
-        store<true>(va, smem + (st ^ 1) * stage_floats);
-        store<false>(vb, smem + (2 + (st ^ 1)) * stage_floats);
+        store<true>(va, stage(0, st ^ 1));
+        store<false>(vb, stage(1, st ^ 1));
       }
       __syncthreads();
     }
