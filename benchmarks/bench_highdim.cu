@@ -1,7 +1,9 @@
 // High-dimensional rows (issue 22): pair counts within a Euclidean threshold over n x D rows,
 //  - twobody: count_pairs on rows (tensor cores, input::mma_tile, exact answers), half / bf16 / float;
-//  - cuBLAS GemmEx (C = A B^T in row chunks, FP32 out) plus a count pass over C with the norms,
-//    the way users write it today (approximate: no refinement near the threshold);
+//    double rows on their default core (FP32 on the CUDA cores, input::simt_rows);
+//  - cuBLAS GemmEx (C = A B^T in row chunks, FP32 out; FP64 for double rows) plus a count pass
+//    over C with the norms, the way users write it today (approximate: no refinement near the
+//    threshold);
 //  - the tensor cores' own peak, a plain loop of independent mma.sync in the same run;
 //  - k nearest neighbours (k = 10, 100) of every row among the others: twobody (exact), and
 //    cuBLAS GemmEx chunks plus a CUB segmented sort of each row's (distance, index) keys;
@@ -93,7 +95,7 @@ void set_rates(benchmark::State& state, double pairs, int dims)
                                                      benchmark::Counter::kIsRate);
 }
 
-template <class T, class Input = twobody::input::mma_tile>
+template <class T, class Input = twobody::input::automatic>
 void BM_twobody_count(benchmark::State& state, long long n, int dims, bool clustered, float threshold_scale)
 {
   auto const& r = rows_of<T>(n, dims, clustered);
@@ -131,7 +133,7 @@ void BM_twobody_histogram(benchmark::State& state, long long n, int dims, bool c
   timer.run(state, [&](cudaStream_t s, long long it) {
     auto p = pairs;
     if (it < 0) { p.a.size = p.b.size = std::min<long long>(n, 4096); }
-    auto const h = twobody::detail::histogram_rows_gpu<twobody::input::mma_tile, T, false, twobody::squared_euclidean>(p, bins, s);
+    auto const h = twobody::detail::histogram_rows_gpu<twobody::input::automatic, T, false, twobody::squared_euclidean>(p, bins, s);
     inside       = 0;
     for (auto const c : h.counts) { inside += double(c); }
   });
@@ -139,30 +141,35 @@ void BM_twobody_histogram(benchmark::State& state, long long n, int dims, bool c
   state.counters["inside"] = inside;
 }
 
-/// Squared norms in FP32 of the rows (the GEMM baseline's |a|^2).
+/// The GEMM baseline's output and norms: FP32, FP64 for double rows (DGEMM).
 template <class T>
-__global__ void norms_kernel(T const* x, long long n, int dims, float* out)
+using gemm_out_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+/// Squared norms of the rows (the GEMM baseline's |a|^2) in O.
+template <class T, class O>
+__global__ void norms_kernel(T const* x, long long n, int dims, O* out)
 {
   long long const i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= n) { return; }
-  float s = 0;
+  O s = 0;
   for (int k = 0; k < dims; ++k) {
-    float const v = static_cast<float>(x[i * dims + k]);
-    s             = fmaf(v, v, s);
+    O const v = static_cast<O>(x[i * dims + k]);
+    s         = v * v + s;
   }
   out[i] = s;
 }
 
 /// The count pass over a chunk of C (column-major, N x rows): pairs (i, j), j > i, with
 /// |a_i|^2 + |a_j|^2 - 2 C < t^2.
-__global__ void count_pass_kernel(float const* c, long long n, long long first_row, long long rows, float const* norms, float t2,
+template <class O>
+__global__ void count_pass_kernel(O const* c, long long n, long long first_row, long long rows, O const* norms, O t2,
                                   unsigned long long* count)
 {
   unsigned long long mine = 0;
   long long const total   = rows * n;
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total; e += (long long)gridDim.x * blockDim.x) {
     long long const i = first_row + e / n, j = e % n;
-    if (j > i && norms[i] + norms[j] - 2.f * c[e] < t2) { ++mine; }
+    if (j > i && norms[i] + norms[j] - O(2) * c[e] < t2) { ++mine; }
   }
   for (int o = 16; o > 0; o /= 2) { mine += __shfl_down_sync(0xffffffffu, mine, o); }
   if ((threadIdx.x & 31) == 0 && mine != 0) { atomicAdd(count, mine); }
@@ -172,13 +179,19 @@ __global__ void count_pass_kernel(float const* c, long long n, long long first_r
 /// first .. first + rows - 1, by cuBLAS GemmEx (TF32 for float rows). Column-major view: the
 /// rows are a D x n matrix X, and C = X^T X[:, first:first+rows].
 template <class T>
-void gemm_chunk(cublasHandle_t handle, T const* x, int dims, long long nn, long long first, long long rows, float* c)
+void gemm_chunk(cublasHandle_t handle, T const* x, int dims, long long nn, long long first, long long rows, gemm_out_t<T>* c)
 {
-  cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
-  cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  float const alpha = 1.f, beta = 0.f;
-  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, x, type, dims, x + first * dims, type,
-                            dims, &beta, c, CUDA_R_32F, int(nn), compute, CUBLAS_GEMM_DEFAULT));
+  if constexpr (std::is_same_v<T, double>) {
+    double const alpha = 1.0, beta = 0.0;
+    CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, x, dims, x + first * dims, dims, &beta,
+                             c, int(nn)));
+  } else {
+    cudaDataType_t const type = std::is_same_v<T, float> ? CUDA_R_32F : std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+    cublasComputeType_t const compute = std::is_same_v<T, float> ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    float const alpha = 1.f, beta = 0.f;
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(nn), int(rows), dims, &alpha, x, type, dims, x + first * dims, type,
+                              dims, &beta, c, CUDA_R_32F, int(nn), compute, CUBLAS_GEMM_DEFAULT));
+  }
 }
 
 template <class T>
@@ -187,13 +200,14 @@ void BM_cublas_count(benchmark::State& state, long long n, int dims, bool cluste
   auto const& r = rows_of<T>(n, dims, clustered);
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
-  long long const chunk = std::min<long long>(n, (512ll << 20) / (4 * n));  // C chunks of at most 512 MB
-  float *c = nullptr, *norms = nullptr;
+  using O = gemm_out_t<T>;
+  long long const chunk = std::min<long long>(n, (512ll << 20) / (static_cast<long long>(sizeof(O)) * n));  // C chunks of at most 512 MB
+  O *c = nullptr, *norms = nullptr;
   unsigned long long* count = nullptr;
-  EXAMPLE_CUDA_CHECK(cudaMalloc(&c, sizeof(float) * chunk * n));
-  EXAMPLE_CUDA_CHECK(cudaMalloc(&norms, sizeof(float) * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&c, sizeof(O) * chunk * n));
+  EXAMPLE_CUDA_CHECK(cudaMalloc(&norms, sizeof(O) * n));
   EXAMPLE_CUDA_CHECK(cudaMalloc(&count, sizeof(unsigned long long)));
-  float const t2 = r.threshold * r.threshold;
+  O const t2 = O(r.threshold) * O(r.threshold);
   bench::gpu_timer timer;
   CUBLAS_CHECK(cublasSetStream(handle, timer.stream));
   unsigned long long h_count = 0;
@@ -470,7 +484,7 @@ void BM_wgmma_peak(benchmark::State& state)
 template <class T>
 char const* type_name()
 {
-  return std::is_same_v<T, float> ? "float" : std::is_same_v<T, __half> ? "half" : "bf16";
+  return std::is_same_v<T, float> ? "float" : std::is_same_v<T, __half> ? "half" : std::is_same_v<T, double> ? "double" : "bf16";
 }
 
 template <class T>
@@ -488,23 +502,45 @@ void register_shape(long long n, int dims, bool clustered)
     benchmark::RegisterBenchmark(("count/twobody_no_refine/" + tag).c_str(), BM_twobody_count<T>, n, dims, clustered, 0.5f)
       ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   }
-  // twobody's own FP32 CUDA-core path (input::simt_rows): the same exact count without tensor cores.
-  benchmark::RegisterBenchmark(("count/twobody_simt/" + tag).c_str(), BM_twobody_count<T, twobody::input::simt_rows>, n, dims, clustered, 1.0f)
-    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  // twobody's own FP32 CUDA-core path (input::simt_rows): the same exact count without tensor
+  // cores (for double rows that is count/twobody itself).
+  if constexpr (!std::is_same_v<T, double>) {
+    benchmark::RegisterBenchmark(("count/twobody_simt/" + tag).c_str(), BM_twobody_count<T, twobody::input::simt_rows>, n, dims, clustered,
+                                 1.0f)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  }
   using twobody::output::direct_output_buffer;
   using twobody::output::page_owner;
   benchmark::RegisterBenchmark(("join/twobody/" + tag).c_str(), BM_twobody_join<T, twobody::default_row_join_output>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
-  benchmark::RegisterBenchmark(("join/twobody_thread32/" + tag).c_str(), BM_twobody_join<T, direct_output_buffer<32, page_owner::thread>>, n,
-                               dims, clustered)
-    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
-  benchmark::RegisterBenchmark(("join/twobody_warp128/" + tag).c_str(), BM_twobody_join<T, direct_output_buffer<128, page_owner::warp>>, n,
-                               dims, clustered)
-    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  if constexpr (!std::is_same_v<T, double>) {
+    benchmark::RegisterBenchmark(("join/twobody_thread32/" + tag).c_str(), BM_twobody_join<T, direct_output_buffer<32, page_owner::thread>>,
+                                 n, dims, clustered)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+    benchmark::RegisterBenchmark(("join/twobody_warp128/" + tag).c_str(), BM_twobody_join<T, direct_output_buffer<128, page_owner::warp>>,
+                                 n, dims, clustered)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  }
   benchmark::RegisterBenchmark(("kernel_sum/twobody/" + tag).c_str(), BM_twobody_kernel_sum<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   benchmark::RegisterBenchmark(("histogram/twobody/" + tag).c_str(), BM_twobody_histogram<T>, n, dims, clustered)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+}
+
+/// Larger sets (issue 22 asks for N = 2^16..2^20): the count beside cuBLAS GEMM + pass, and
+/// knn with k = 10, each N^2 work.
+template <class T>
+void register_scale(long long n, int dims, bool knn)
+{
+  std::string const tag = std::string(type_name<T>()) + "/uniform/N:" + std::to_string(n) + "/D:" + std::to_string(dims);
+  benchmark::RegisterBenchmark(("count/twobody/" + tag).c_str(), BM_twobody_count<T>, n, dims, false, 1.0f)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(("count/cublas_gemm_pass/" + tag).c_str(), BM_cublas_count<T>, n, dims, false)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  if (knn) {
+    benchmark::RegisterBenchmark(("knn/twobody/" + tag + "/k:10").c_str(), BM_twobody_knn<T>, n, dims, false, 10)
+      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+  }
 }
 
 template <class T>
@@ -516,9 +552,11 @@ void register_knn(long long n, int dims, bool clustered, bool baseline)
     benchmark::RegisterBenchmark(("knn/twobody/" + tag + "/k:" + std::to_string(k)).c_str(), BM_twobody_knn<T>, n, dims, clustered, k)
       ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   }
-  if (baseline) {  // the same work for every k: sorts every row
-    benchmark::RegisterBenchmark(("knn/cublas_sort/" + tag + "/k:10").c_str(), BM_cublas_knn<T>, n, dims, clustered, 10)
-      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(false);
+  if constexpr (!std::is_same_v<T, double>) {  // (its GEMM chunks are FP32)
+    if (baseline) {  // the same work for every k: sorts every row
+      benchmark::RegisterBenchmark(("knn/cublas_sort/" + tag + "/k:10").c_str(), BM_cublas_knn<T>, n, dims, clustered, 10)
+        ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(false);
+    }
   }
 }
 
@@ -543,6 +581,13 @@ int main(int argc, char** argv)
   for (int dims : {32, 128, 960}) { register_knn<__half>(n, dims, false, dims != 32); }
   register_knn<__half>(n, 128, true, false);
   register_knn<float>(n, 128, false, false);
+  // double rows: FP32 products on the CUDA cores (their default core), against DGEMM + pass.
+  for (int dims : {128, 960}) { register_shape<double>(n, dims, false); }
+  register_knn<double>(n, 128, false, false);
+  for (long long big : {1ll << 18, 1ll << 20}) {
+    register_scale<__half>(big, 128, big == (1ll << 18));
+    register_scale<__half>(big, 960, false);
+  }
   // Small sets, where the segments of B per tile of A (nearest_segments) spread the work.
   for (long long small : {1ll << 12, 1ll << 14}) { register_knn<__half>(small, 128, false, false); }
   benchmark::RunSpecifiedBenchmarks();

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Double rows on the GPU (their CUDA-core core, simt_row_products) with binaries built elsewhere
+# for sm_90a and carried in .bin/ (bin.tar.xz: test_gpu_rows, test_gpu_row_join,
+# test_gpu_nearest, bench_highdim): the three row test binaries, compute-sanitizer memcheck and
+# racecheck on the double-row tests, then bench_highdim's double rows, the large sets
+# (N = 2^18, 2^20) and the half / float counts of the same shapes, into $OUT/bench.json.
+#   ROWS='regex'   benchmark filter (default below); SKIP_TESTS=1 / SKIP_BENCH=1;
+#   TWOBODY_TEST_QUICK=1 drops the tests' large sizes (as for the sanitizers)
+source "$(dirname "$0")/gpu-carried.sh"
+B=.bin
+if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
+  for t in test_gpu_rows test_gpu_row_join test_gpu_nearest; do
+    timeout 300 $B/$t > "$OUT/$t.log" 2>&1
+    echo "$t rc=$? passed=$(grep -c '^\[       OK' "$OUT/$t.log") failed=$(grep -c '^\[  FAILED  \] [A-Z]' "$OUT/$t.log")"
+  done
+  for tool in memcheck racecheck; do
+    TWOBODY_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 $B/test_gpu_rows \
+      --gtest_filter='GpuRowsDouble.*:GpuRows/3.CountsOnTiesEqualTheCpu' > "$OUT/$tool.log" 2>&1
+    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)"
+  done
+fi
+if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
+  rows=${ROWS:-'^((count|histogram|join|kernel_sum)/(twobody|cublas_gemm_pass)/double/|knn/twobody/double/|count/(twobody|cublas_gemm_pass)/half/uniform/N:(262144|1048576)/|knn/twobody/half/uniform/N:262144/|count/twobody(_simt)?/(half|float)/uniform/N:65536/D:128/|count/twobody(_simt)?/half/uniform/N:65536/D:960/|peak/)'}
+  timeout 500 $B/bench_highdim --benchmark_filter="$rows" --benchmark_out="$OUT/bench.json" --benchmark_out_format=json \
+    > "$OUT/bench.log" 2>&1
+  echo "bench rc=$?"
+  grep -E "_median|peak" "$OUT/bench.log" | sed -E 's/ +/ /g' | cut -c1-160
+fi
