@@ -57,7 +57,7 @@ int check_points(array const& x, char const* name)
   if (d < 1 || d > dims) {
     throw nb::value_error((std::string("twobody: ") + name + " has D = " + std::to_string(d) +
                            " coordinates per point; this statistic takes 1 to 3 (count_pairs, histogram, "
-                           "pairs_within, kernel_sum and knn take any D as float32, float16 or bfloat16)")
+                           "pairs_within, kernel_sum and knn take any D as float32, float16, bfloat16 or float64)")
                             .c_str());
   }
   if (!is_dtype<float>(x) && !is_dtype<double>(x)) {

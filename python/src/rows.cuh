@@ -1,4 +1,4 @@
-// High-dimensional point sets from Python: (n, D) arrays of float32, float16 or bfloat16 as
+// High-dimensional point sets from Python: (n, D) arrays of float32, float16, bfloat16 or float64 as
 // twobody::rows<T> (row-major with a leading dimension), for the statistics of highdim.cuh,
 // highdim_join.cuh, highdim_per_point.cuh and nearest_neighbors.cuh.
 //
@@ -33,14 +33,15 @@ struct type_tag {
   using type = T;
 };
 
-/// Calls fn(type_tag<T>{}) with T the rows' element type (float, __half or __nv_bfloat16).
+/// Calls fn(type_tag<T>{}) with T the rows' element type (float, __half, __nv_bfloat16 or double).
 template <class Fn>
 decltype(auto) with_row_type(array const& x, Fn&& fn)
 {
   if (x.dtype() == nb::dtype<float>()) { return fn(type_tag<float>{}); }
   if (x.dtype() == half_dtype) { return fn(type_tag<__half>{}); }
   if (x.dtype() == bfloat16_dtype) { return fn(type_tag<__nv_bfloat16>{}); }
-  throw nb::type_error("twobody: high-dimensional points must be float32, float16 or bfloat16");
+  if (x.dtype() == nb::dtype<double>()) { return fn(type_tag<double>{}); }
+  throw nb::type_error("twobody: high-dimensional points must be float32, float16, bfloat16 or float64");
 }
 
 /// One row set as a twobody::rows<T> view, owning whatever it had to copy.
@@ -60,6 +61,7 @@ class row_view {
 extern template class row_view<float>;
 extern template class row_view<__half>;
 extern template class row_view<__nv_bfloat16>;
+extern template class row_view<double>;
 
 /// The one or two row sets of a call and their pair sets.
 template <class T>

@@ -8,7 +8,7 @@ namespace twobody_py {
 
 bool is_row_dtype(array const& x)
 {
-  return x.dtype() == nb::dtype<float>() || x.dtype() == half_dtype || x.dtype() == bfloat16_dtype;
+  return x.dtype() == nb::dtype<float>() || x.dtype() == half_dtype || x.dtype() == bfloat16_dtype || x.dtype() == nb::dtype<double>();
 }
 
 int check_rows(array const& x, char const* name)
@@ -24,7 +24,7 @@ int check_rows(array const& x, char const* name)
   }
   if (!is_row_dtype(x)) {
     throw nb::type_error((std::string("twobody: ") + name +
-                          " must hold float32, float16 or bfloat16 for more than 3 coordinates (or for knn); "
+                          " must hold float32, float16, bfloat16 or float64 for more than 3 coordinates (or for knn); "
                           "convert with .astype(numpy.float32)")
                            .c_str());
   }
@@ -49,7 +49,7 @@ __global__ void gather_rows(U const* src, std::int64_t row, std::int64_t col, st
 }
 
 template <class T>
-using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint16_t>;
+using bits_of = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint16_t>>;
 
 }  // namespace
 
@@ -100,5 +100,6 @@ row_view<T>::row_view(array const& x, char const* name, cudaStream_t stream)
 template class row_view<float>;
 template class row_view<__half>;
 template class row_view<__nv_bfloat16>;
+template class row_view<double>;
 
 }  // namespace twobody_py

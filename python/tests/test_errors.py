@@ -27,9 +27,6 @@ def test_dtypes(x):
 def test_shapes(x):
     with pytest.raises(ValueError, match="3-dimensional"):
         twobody.count_pairs(x.reshape(5, 10, 3), r=1.0, **CPU)
-    # More than 3 coordinates go to the high-dimensional statistics, which take no float64.
-    with pytest.raises(TypeError, match="float32, float16 or bfloat16 for more than 3 coordinates"):
-        twobody.count_pairs(np.zeros((10, 4)) + 1.0, r=1.0, **CPU)
     with pytest.raises(ValueError, match="box= is not supported"):
         twobody.rdf(np.zeros((10, 4), np.float32) + 1.0, box=10.0, r_max=2.0, **CPU)
     with pytest.raises(ValueError, match="coordinates per point"):

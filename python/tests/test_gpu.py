@@ -172,8 +172,8 @@ def test_device_arrays_need_the_gpu_backend(big):
 
 
 def row_libraries():
-    """(library, dtype name) pairs: NumPy float32/float16, CuPy float16, PyTorch float16/bfloat16."""
-    cases = [("numpy", "float32"), ("numpy", "float16")]
+    """(library, dtype name) pairs: NumPy float32/float16/float64, CuPy float16, PyTorch float16/bfloat16."""
+    cases = [("numpy", "float32"), ("numpy", "float16"), ("numpy", "float64")]
     libs = device_libraries()
     if "cupy" in libs:
         cases += [("cupy", "float32"), ("cupy", "float16")]

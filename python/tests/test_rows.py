@@ -45,6 +45,23 @@ def test_count_pairs_of_rows(d, dtype):
     assert twobody.count_pairs(a, b, r=r, **CPU) == int((cdist(da, db) < r).sum())
 
 
+def test_float64_rows_are_evaluated_in_double():
+    # Near copies 1e-10 apart, which float32 coordinates cannot hold: counts and neighbours of
+    # float64 rows follow the double distances (a radius between two consecutive ones).
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(200, 16))
+    a[1::2] = a[0::2] + 1e-10 * rng.normal(size=(100, 16))
+    d = np.sort(pdist(a))
+    assert d[40] < 1e-8 and (d[41] - d[40]) / d[40] > 1e-4
+    r = float(np.sqrt(d[40] * d[41]))
+    assert twobody.count_pairs(a, r=r, **CPU) == 41
+    nn = twobody.knn(a, k=1, **CPU)
+    full = cdist(a, a)
+    np.fill_diagonal(full, np.inf)
+    assert np.array_equal(nn.indices[:, 0], np.argmin(full, axis=1))
+    assert np.allclose(nn.distances[:, 0], full.min(axis=1), rtol=1e-6, atol=0)
+
+
 def test_float16_points_take_the_row_path_at_any_dimension():
     a = rows(300, 3, 5, np.float16)
     r = 5.5
@@ -154,10 +171,10 @@ def test_kernel_sums_of_rows():
 
 def test_rows_bad_input():
     a = rows(50, 8, 14)
-    with pytest.raises(TypeError, match="float32, float16 or bfloat16"):
-        twobody.count_pairs(a.astype(np.float64), r=1.0, **CPU)
-    with pytest.raises(TypeError, match="float32, float16 or bfloat16"):
-        twobody.knn(rows(50, 3, 14, np.float64), k=3, **CPU)
+    # float64 rows are taken (integer rows: the same answers as float32).
+    assert twobody.count_pairs(a.astype(np.float64), r=3.5, **CPU) == twobody.count_pairs(a, r=3.5, **CPU)
+    p3 = rows(50, 3, 14)
+    assert np.array_equal(twobody.knn(p3.astype(np.float64), k=3, **CPU).indices, twobody.knn(p3, k=3, **CPU).indices)
     with pytest.raises(ValueError, match="k must be between 1 and"):
         twobody.knn(a, k=0, **CPU)
     with pytest.raises(ValueError, match="k must be between 1 and"):

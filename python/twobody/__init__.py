@@ -10,7 +10,8 @@ Points are (n, D) arrays: NumPy arrays (host), or CuPy, PyTorch and JAX arrays o
 in place through DLPack). With D = 1, 2 or 3 they may be float32 or float64. More coordinates
 (embeddings, descriptors: any D), float16 or bfloat16 points, ``knn`` and cosine distances go
 through the high-dimensional statistics (tensor cores on the GPU, exact answers), which take
-float32, float16 or bfloat16. Results come back in the caller's library, on the caller's device.
+float32, float16, bfloat16 or float64 (on the GPU float64 runs in float32 on the CUDA cores, its
+answers exact too). Results come back in the caller's library, on the caller's device.
 Each function takes ``backend="auto"`` (the GPU when there is one, else the CPU backend),
 ``"gpu"`` or ``"cpu"``, and ``stream=`` (a CUDA stream of CuPy or PyTorch, or an int handle)
 for device arrays.
@@ -707,7 +708,7 @@ def pairs_within(points, points_b=None, *, eps: Optional[float] = None, metric: 
 
     ``metric="cosine"`` joins on the cosine distance 1 - cos(a, b) instead. High-dimensional
     points (D > 3, float16/bfloat16), ``metric="cosine"`` and ``return_distances=True`` run the
-    exact tensor-core join, which takes float32, float16 or bfloat16 points and can return each
+    exact tensor-core join, which takes float32, float16, bfloat16 or float64 points and can return each
     pair's value: ``ij, d = pairs_within(x, eps=0.5, return_distances=True)`` (d float32).
 
     ``functor=`` (a ``Functor`` returning bool, instead of ``eps``) joins the pairs for which it is
@@ -821,7 +822,7 @@ def knn(points, points_b=None, *, k: int, metric: str = "euclidean", backend: st
 
     Parameters
     ----------
-    points, points_b : (n, D) arrays of float32, float16 or bfloat16, any D
+    points, points_b : (n, D) arrays of float32, float16, bfloat16 or float64, any D
         Queries and, optionally, the points searched (one set: each point's k nearest others).
     k : int
         Neighbours per point, 1 <= k <= the number of partners (n - 1, or len(points_b)).
@@ -836,8 +837,9 @@ def knn(points, points_b=None, *, k: int, metric: str = "euclidean", backend: st
         smaller index. A partner at a NaN distance is never a neighbour; where fewer than k
         partners remain, the index is -1 and the distance inf. Device points give device results.
 
-    The GPU computes the products on the tensor cores and evaluates exactly every partner that
-    their proven error margin cannot rule out, so the answer equals the CPU backend's.
+    The GPU computes the products on the tensor cores (float64 points: in float32 on the CUDA
+    cores) and evaluates exactly every partner that their proven error margin cannot rule out,
+    so the answer equals the CPU backend's.
 
     Example: ``nn = twobody.knn(embeddings, k=10, metric="cosine")``.
     """
