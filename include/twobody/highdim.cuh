@@ -12,12 +12,14 @@
 /// recomputes exactly the pairs whose approximate value lies within its proven error margin
 /// of the threshold or of a bin edge (docs/highdim.md). The forms take an execution policy
 /// first, as the other one-call forms do (execution.cuh); the CPU backend evaluates every pair
-/// exactly. The GPU path needs compute capability 8.0 or newer.
+/// exactly. The tensor cores need compute capability 8.0 or newer; double rows (and
+/// input::simt_rows) take the CUDA cores (detail/simt_row_products.cuh).
 ///
 /// The rows are copied once per call into a zero-padded device buffer (dims rounded up to 128
-/// bytes: 64 halves or 32 floats), with each point's squared norm: n x padded dims elements of device
-/// memory per distinct set. On sm_90 the tensor memory accelerator reads 16-bit rows from that
-/// buffer through a tensor map (detail/row_tensor_map.cuh). The N x N matrix of values is never stored.
+/// bytes: 64 halves, 32 floats or 16 doubles), with each point's squared norm: n x padded dims
+/// elements of device memory per distinct set. On sm_90 the tensor memory accelerator reads
+/// 16-bit rows from that buffer through a tensor map (detail/row_tensor_map.cuh). The N x N
+/// matrix of values is never stored.
 #pragma once
 
 #include <twobody/binning.cuh>
@@ -151,12 +153,14 @@ inline void require_row_tensor_cores()
                                        .c_str());
 }
 
-/// require_row_tensor_cores where the products core is the tensor cores' (the CUDA cores'
-/// simt_row_products, double rows' default, runs anywhere).
+/// Whether a products core is the CUDA cores' (simt_row_products: input::simt_rows, double rows).
 template <class Core>
 inline constexpr bool is_simt_row_products_v = false;
 template <class T>
 inline constexpr bool is_simt_row_products_v<simt_row_products<T>> = true;
+
+/// require_row_tensor_cores where the products core is the tensor cores' (the CUDA cores' runs
+/// on any GPU).
 template <class Core>
 void require_row_core()
 {
