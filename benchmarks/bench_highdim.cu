@@ -528,7 +528,7 @@ void register_shape(long long n, int dims, bool clustered)
 }
 
 /// Larger sets (issue 22 asks for N = 2^16..2^20): the count beside cuBLAS GEMM + pass, and
-/// knn with k = 10, each N^2 work.
+/// knn with k = 10 and 32, each N^2 work.
 template <class T>
 void register_scale(long long n, int dims, bool knn)
 {
@@ -538,8 +538,10 @@ void register_scale(long long n, int dims, bool knn)
   benchmark::RegisterBenchmark(("count/cublas_gemm_pass/" + tag).c_str(), BM_cublas_count<T>, n, dims, false)
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
   if (knn) {
-    benchmark::RegisterBenchmark(("knn/twobody/" + tag + "/k:10").c_str(), BM_twobody_knn<T>, n, dims, false, 10)
-      ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+    for (int k : {10, 32}) {
+      benchmark::RegisterBenchmark(("knn/twobody/" + tag + "/k:" + std::to_string(k)).c_str(), BM_twobody_knn<T>, n, dims, false, k)
+        ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(false);
+    }
   }
 }
 
@@ -585,8 +587,8 @@ int main(int argc, char** argv)
   for (int dims : {128, 960}) { register_shape<double>(n, dims, false); }
   register_knn<double>(n, 128, false, false);
   for (long long big : {1ll << 18, 1ll << 20}) {
-    register_scale<__half>(big, 128, big == (1ll << 18));
-    register_scale<__half>(big, 960, false);
+    register_scale<__half>(big, 128, true);
+    register_scale<__half>(big, 960, big == (1ll << 18));
   }
   // Small sets, where the segments of B per tile of A (nearest_segments) spread the work.
   for (long long small : {1ll << 12, 1ll << 14}) { register_knn<__half>(small, 128, false, false); }
