@@ -342,7 +342,7 @@ TEST(GpuRowsDouble, DifferencesBelowFloatPrecisionAndElementsOutsideItsRangeEqua
     x[static_cast<std::size_t>(7 * dims)]     = 1e-200;
     x[static_cast<std::size_t>(11 * dims + 1)] = 1e-30;
     x[static_cast<std::size_t>(13 * dims + 2)] = 1e20;
-    x[static_cast<std::size_t>(14 * dims + 3)] = 1e-200;  // a near copy of row 13 (13 % 3 == 1) with a tiny element
+    x[static_cast<std::size_t>(14 * dims + 3)] = 1e-200;  // like row 13, a near copy of row 12: with a tiny element
     auto const r = make_rows(n, dims, x.data());
     auto value = [&](K m, std::int64_t i, std::int64_t j) {
       double const s = detail::exact_sum_host(x.data() + i * dims, x.data() + j * dims, dims, detail::sums_products(m));
