@@ -12,6 +12,7 @@
 #include <thrust/device_vector.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 using namespace twobody;
@@ -95,6 +96,26 @@ TYPED_TEST(GpuNearest, EverySegmentCountAndKUpToNMinusOne)
   tbt::host_rows<T> const big(tbt::quick() ? 1500 : 4100, 32, 8, 3);
   expect_gpu_equals_cpu(ordered_pairs(big.view()), squared_euclidean{}, 100, "squared_euclidean", {0, 1});
   expect_gpu_equals_cpu(ordered_pairs(big.view()), dot_product{}, 10, "dot_product", {0, 1});
+}
+
+// 16-bit rows of 2 and 4 chunks staged by the tensor memory accelerator (and by cp.async): each
+// tile pair's products load the next one's first chunk ahead, within a unit's column tiles and
+// from one unit to the next, so every segment count must still see each partner once.
+TEST(GpuNearestMemory, StagesLoadedAheadAcrossTilesAndUnits)
+{
+  TBT_REQUIRE_GPU();
+  for (int dims : {128, 256}) {
+    tbt::host_rows<__half> const a(tbt::quick() ? 1100 : 2100, dims, 30 + dims, 2), b(900, dims, 40 + dims, 2);
+    for (bool const tma : {true, false}) {
+      ASSERT_EQ(tma ? unsetenv("TWOBODY_NO_TMA") : setenv("TWOBODY_NO_TMA", "1", 1), 0);
+      std::string const staging = tma ? "tensor memory accelerator, " : "cp.async, ";
+      for (int k : {10, 100}) {
+        expect_gpu_equals_cpu(ordered_pairs(a.view()), euclidean{}, k, staging + "euclidean", {0, 1, 3});
+        expect_gpu_equals_cpu(cross_pairs(a.view(), b.view()), dot_product{}, k, staging + "dot_product", {0, 2});
+      }
+    }
+    ASSERT_EQ(unsetenv("TWOBODY_NO_TMA"), 0);
+  }
 }
 
 TEST(GpuNearestReal, GaussianRowsWithNearDuplicates)

@@ -143,13 +143,14 @@ TYPED_TEST(GpuRows, RealValuedRowsNearTheThresholdEqualTheCpu)
   }
 }
 
-// 16-bit rows of at least 256 padded coordinates take wgmma on sm_90a with their stages loaded by
-// the tensor memory accelerator through the staged rows' tensor map (detail/row_tensor_map.cuh)
-// and refilled by the last warp done with them; TWOBODY_NO_TMA=1 stages them with cp.async and a
-// barrier per chunk instead (as rows of 128 to 255 padded coordinates always are). Both must
-// equal the CPU, on partial tiles, self and cross pairs, rows of 2, 4, 9 and 15 chunks (a last
-// batch of one), and a set of 24 tiles, whose 300 tile pairs make a block take several (the
-// stages' phases run on).
+// 16-bit rows of at least 128 padded coordinates take wgmma on sm_90a with their stages loaded by
+// the tensor memory accelerator through the staged rows' tensor map (detail/row_tensor_map.cuh),
+// refilled by the last warp done with them, and the next tile pair's first chunk loaded ahead;
+// TWOBODY_NO_TMA=1 stages them with cp.async and a barrier per chunk instead. Both must equal the
+// CPU, on partial tiles, self and cross pairs, rows of 2, 4, 5, 9 and 15 chunks (batches of 3
+// chunks and last batches of 2 and 1), and sets of 24 tiles, whose 300 tile pairs make a block
+// take several (the stages' phases run on, and the first chunk of most tile pairs was loaded
+// during the one before).
 template <class T>
 void counts_with_and_without_tma()
 {
@@ -157,7 +158,8 @@ void counts_with_and_without_tma()
     std::int64_t na, nb;
     int dims;
   };
-  for (shape const sh : {shape{700, 333, 128}, shape{700, 333, 256}, shape{700, 333, 520}, shape{700, 333, 960}, shape{3000, 130, 576}}) {
+  for (shape const sh : {shape{700, 333, 128}, shape{700, 333, 256}, shape{700, 333, 300}, shape{700, 333, 520}, shape{700, 333, 960},
+                         shape{3000, 130, 576}, shape{3000, 130, 128}, shape{3000, 130, 256}}) {
     int const dims = sh.dims;
     tbt::host_rows<T> const a(sh.na, dims, 500 + dims), b(sh.nb, dims, 600 + dims);
     float const t = tbt::most_common_value(K::squared_euclidean, a);

@@ -20,6 +20,8 @@
 
 #include <twobody/points.cuh>
 
+#include <cuda/std/type_traits>
+
 namespace twobody::detail {
 
 /// The work units of one launch: first the listed units `redo` (rolled back in the round
@@ -70,6 +72,13 @@ struct static_units {
     unit = w++;
     return true;
   }
+  /// The unit that next() gives next, if any, without taking it.
+  __device__ bool peek(unsigned long long& unit) const
+  {
+    if (w >= end) { return false; }
+    unit = w;
+    return true;
+  }
   __device__ void hand_back(unsigned long long) {}
 };
 
@@ -91,6 +100,13 @@ struct strided_units {
     if (w >= end) { return false; }
     unit = w;
     w += gridDim.x;
+    return true;
+  }
+  /// The unit that next() gives next, if any, without taking it.
+  __device__ bool peek(unsigned long long& unit) const
+  {
+    if (w >= end) { return false; }
+    unit = w;
     return true;
   }
   __device__ void hand_back(unsigned long long) {}
@@ -145,6 +161,14 @@ struct dynamic_units {
     }
   }
 };
+
+/// Whether a unit source tells its next unit ahead (peek): static and strided units do; units
+/// drawn from a counter at run time do not.
+template <class Source, class = void>
+struct has_peek : cuda::std::false_type {};
+template <class Source>
+struct has_peek<Source, cuda::std::void_t<decltype(static_cast<Source const*>(nullptr)->peek(*static_cast<unsigned long long*>(nullptr)))>>
+  : cuda::std::true_type {};
 
 /// Blocks per SM an input policy asks the compiler to fit (its min_blocks_per_sm, else 1).
 template <class Policy, class = void>

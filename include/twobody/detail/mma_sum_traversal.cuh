@@ -48,14 +48,14 @@ struct mma_sum_traversal {
   {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
-    for (unsigned long long unit = 0; units.next(unit);) {
-      size_type row = 0, col = 0;
-      p.sched.locate(static_cast<size_type>(unit), row, col);
+    located_tile_pairs<Source> pairs{units, p.sched, TS};
+    size_type row = 0, col = 0;
+    for (unsigned long long unit = 0; pairs.next(unit, row, col);) {
       out.begin_unit();
       size_type const row_start = row * TS, col_start = col * TS;
 
       float acc[4][4][4];
-      tiles.template products<false>(row_start, col_start, acc);
+      tiles.template products<false>(row_start, col_start, acc, pairs.after());
 
       float fa[4][2], fb[4][2];
       tiles.template row_factors<M>(row_start, fa);
@@ -122,6 +122,7 @@ struct mma_sum_traversal {
 
       if (!end_unit(out, units, unit, static_cast<unsigned long long>(TS) * TS)) { break; }
     }
+    tiles.finish();
   }
 };
 

@@ -210,6 +210,51 @@ __device__ __forceinline__ void row_margin(float dot, float fa, float fb, float 
 /// simt_row_products.cuh): the two staged sets, the element layout of a block's 128 x 128
 /// products (8 warps of 64 x 32, each lane holding the m16n8 fragments of 4 x 4 blocks), the
 /// points' metric factors in that layout, the pending-pair loop and the exact evaluation.
+/// The tile pair a traversal takes after the current one, where it knows it: the products of
+/// the current one may load the next one's first chunk while their own are exchanged and
+/// visited (mma_tile_products, wgmma loaded by the tensor memory accelerator).
+struct next_tile_pair {
+  size_type row_start = 0, col_start = 0;
+  bool known = false;
+};
+
+/// A traversal's units as tile pairs of a tile_schedule, each located once, and the one after
+/// the current where the source tells it (has_peek): the tile pair products() may load ahead.
+template <class Source>
+struct located_tile_pairs {
+  Source& units;
+  tile_schedule const& sched;
+  size_type tile;
+  unsigned long long peeked = ~0ull;  ///< the unit after() located (no unit is ~0)
+  size_type peeked_row = 0, peeked_col = 0;
+
+  /// The next unit and its tile pair's row and column tiles, as Source::next.
+  __device__ bool next(unsigned long long& unit, size_type& row, size_type& col)
+  {
+    if (!units.next(unit)) { return false; }
+    if (unit == peeked) {
+      row = peeked_row;
+      col = peeked_col;
+    } else {
+      sched.locate(static_cast<size_type>(unit), row, col);  // once per tile pair of D-long products
+    }
+    return true;
+  }
+
+  /// The tile pair of the unit after the current one, if the source tells it.
+  __device__ next_tile_pair after()
+  {
+    next_tile_pair n;
+    if constexpr (has_peek<Source>::value) {
+      if (units.peek(peeked)) {
+        sched.locate(static_cast<size_type>(peeked), peeked_row, peeked_col);
+        n = next_tile_pair{peeked_row * tile, peeked_col * tile, true};
+      }
+    }
+    return n;
+  }
+};
+
 template <class T>
 struct row_tile_pair {
   staged_row_view<T> const& a;
@@ -356,8 +401,10 @@ struct mma_tile_products : row_tile_pair<T> {
 
   /// The stages in dynamic shared memory: a[stages][stage_words], then b[stages][stage_words].
   static constexpr std::size_t mma_sync_bytes = sizeof(std::uint32_t) * 2 * stages * stage_words;
-  /// The wgmma stages (sm_90a, half and bfloat16): a[stages][TS rows of chunk_bytes], then b,
-  /// unpadded and 128-byte swizzled, from the first 1024-byte boundary (the swizzle's atom).
+  /// The wgmma stages (sm_90a, half and bfloat16): stage s is a's TS rows of chunk_bytes, then
+  /// b's, unpadded and 128-byte swizzled, from the first 1024-byte boundary (the swizzle's atom).
+  /// Stages 0 and 1 hold the accumulators' exchange, so that stage 2 can take the next tile
+  /// pair's first chunk meanwhile.
   static constexpr int wgmma_side_bytes = TS * policy::chunk_bytes;
   /// Chunk c (products), c + 1 and c + 2 (loads). 96 KB: 4 stages (129 KB in all) pushed the
   /// lists of knn with k = 100 out of shared memory (352 against 217 ms at D = 128, H100; 290
@@ -370,7 +417,7 @@ struct mma_tile_products : row_tile_pair<T> {
   static constexpr std::size_t dynamic_bytes = mma_sync_bytes > wgmma_bytes ? mma_sync_bytes : wgmma_bytes;
   static_assert(dynamic_bytes % 128 == 0);
   static_assert(policy::chunk_bytes == 128, "a wgmma stage row is one 128-byte swizzle atom row");
-  static_assert(2 * wgmma_stages * wgmma_side_bytes >= TS * TS * sizeof(float), "the accumulators' exchange fits in the stages");
+  static_assert(4 * wgmma_side_bytes >= TS * TS * sizeof(float), "the accumulators' exchange fits in stages 0 and 1");
   static_assert(policy::group_chunks == 1, "products_wgmma takes every chunk as a group");
   struct temp_storage {};
 
@@ -388,6 +435,7 @@ struct mma_tile_products : row_tile_pair<T> {
 
   std::uint32_t* smem;  ///< dynamic_bytes of dynamic shared memory
   unsigned tma_phases = 0;  ///< use_tma(): bit s, the parity of stage s's next completed load
+  next_tile_pair ahead;     ///< use_tma(): the tile pair whose first chunk is loading into stage 2, if known
 
   __device__ mma_tile_products(staged_row_view<T> const& a_, staged_row_view<T> const& b_, int dims, unsigned char* stages_)
     : row_tile_pair<T>(a_, b_, dims), smem(reinterpret_cast<std::uint32_t*>(stages_))
@@ -405,10 +453,11 @@ struct mma_tile_products : row_tile_pair<T> {
 
   /// Whether products_wgmma loads its stages with the tensor memory accelerator: both sets have
   /// a tensor map (row_tensor_map.cuh). Otherwise its 256 threads stage them with cp.async.
-  /// From tma_min_dims padded coordinates (4 chunks) on: at D = 128, where a tile pair has 2
-  /// chunks to hide its first loads behind, the tensor memory accelerator measured 1-2% slower
-  /// than cp.async, at D = 256 2-6% faster (H200).
-  static constexpr int tma_min_dims = 256;
+  /// From tma_min_dims padded coordinates on. Before the next tile pair's first chunk was loaded
+  /// ahead (next_tile_pair), that was 256: at D = 128, where a tile pair has 2 chunks to hide
+  /// its first loads behind, the tensor memory accelerator measured 1-2% slower than cp.async,
+  /// at D = 256 2-6% faster (H200).
+  static constexpr int tma_min_dims = 128;
   __device__ bool use_tma() const
   {
     return use_wgmma() && dims_padded >= tma_min_dims && a.tensor_map != nullptr && b.tensor_map != nullptr;
@@ -438,19 +487,20 @@ struct mma_tile_products : row_tile_pair<T> {
     return smem + (((raw + 1023u) & ~1023u) - raw) / 4;
   }
 
-  /// Words free between products() calls until the next one's first barrier (before it, the
-  /// cp.async prologue loads chunks 0 and 1 only, into a[0..1] and b[0..1], and the tensor
-  /// memory accelerator nothing): a[2] of the layout these products use.
+  /// Words free between products() calls until the next one's first barrier. Before it, the
+  /// cp.async prologues load chunks 0 and 1 only, into stages 0 and 1, so the scratch is stage
+  /// 2's a; the tensor memory accelerator may be loading the next tile pair's first chunk into
+  /// stage 2 (next_tile_pair) and loads nothing else before it, so there it is stage 0's a.
   static constexpr int scratch_words = 4096;
   __device__ std::uint32_t* scratch() const
   {
     if constexpr (wgmma_types) {
-      if (use_wgmma()) { return wgmma_base() + (wgmma_stages - 1) * wgmma_side_bytes / 4; }
+      if (use_wgmma()) { return wgmma_base() + (use_tma() ? 0 : 2 * wgmma_stages - 2) * (wgmma_side_bytes / 4); }
     }
     return smem + (stages - 1) * stage_words;
   }
   static_assert(stages == 3 && scratch_words <= stage_words && 4 * scratch_words <= wgmma_side_bytes,
-                "scratch() is the last a stage of either layout");
+                "scratch() is a stage's a in either layout");
 
   __device__ std::uint32_t* stage_a(int s) const { return smem + s * stage_words; }
   __device__ std::uint32_t* stage_b(int s) const { return smem + (stages + s) * stage_words; }
@@ -534,16 +584,33 @@ struct mma_tile_products : row_tile_pair<T> {
   /// each group of policy::group_chunks chunks is accumulated from zero, then added to acc in
   /// FP32, which the margin (mma_relative_error) assumes; ungrouped (kernel sums, which need no
   /// margin): one accumulation over all of D, 64 registers fewer.
+  /// `next`, where known, is the tile pair of the next call: the tensor memory accelerator
+  /// then loads its first chunk during this call's exchange and the visits after it (the caller
+  /// calls finish() before its block exits).
   template <bool Grouped = true>
-  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4], next_tile_pair next = {})
   {
     if constexpr (wgmma_types) {
       if (use_wgmma()) {
-        products_wgmma<Grouped>(row_start, col_start, acc);
+        products_wgmma<Grouped>(row_start, col_start, acc, next);
         return;
       }
     }
+    (void)next;
     products_mma_sync<Grouped>(row_start, col_start, acc);
+  }
+
+  /// Waits for a first chunk loaded ahead for a tile pair that no call took (a traversal that
+  /// stopped early): no copy may still write to the block's shared memory when it exits.
+  __device__ void finish()
+  {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if (ahead.known) {
+      wait_stage(stage_barrier(2), (tma_phases >> 2) & 1u);
+      tma_phases ^= 1u << 2;
+      ahead.known = false;
+    }
+#endif
   }
 
   /// products() with mma.sync: every warp its 64 x 32 block from ldmatrix fragments.
@@ -614,14 +681,14 @@ struct mma_tile_products : row_tile_pair<T> {
   /// an exchange through the stages gives every warp its 64 x 32 block of products_mma_sync's
   /// layout, so the traversals read both cores alike (one float4 per lane and 16 x 8 block).
   template <bool Grouped>
-  __device__ void products_wgmma(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  __device__ void products_wgmma(size_type row_start, size_type col_start, float (&acc)[4][4][4], next_tile_pair next)
   {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
-    // The stages from the first 1024-byte boundary: a[s] at s * side, b[s] at (stages + s) * side.
+    // The stages from the first 1024-byte boundary: a of stage s at 2 s * side, its b at (2 s + 1) * side.
     std::uint32_t* const words_at = wgmma_base();
     unsigned const base           = static_cast<unsigned>(__cvta_generic_to_shared(words_at));
-    auto side_words = [&](int side, int s) { return words_at + (side * wgmma_stages + s) * (wgmma_side_bytes / 4); };
+    auto side_words = [&](int side, int s) { return words_at + (2 * s + side) * (wgmma_side_bytes / 4); };
 
     float(&total)[64] = reinterpret_cast<float(&)[64]>(acc);  // wgmma's element order until the exchange
 #pragma unroll
@@ -640,36 +707,50 @@ struct mma_tile_products : row_tile_pair<T> {
 #pragma unroll
       for (int i = 0; i < 32; ++i) { to[i] += from[i]; }
     };
-    auto a_at = [&](int s) { return base + static_cast<unsigned>((s * TS + (warp >> 2) * 64) * policy::chunk_bytes); };
-    auto b_at = [&](int s) { return base + static_cast<unsigned>(((wgmma_stages + s) * TS) * policy::chunk_bytes); };
+    // The operands' descriptors: the stages' first descriptor plus offsets in 16-byte units
+    // (the address field, 14 bits, holds every shared-memory address without a carry out). The
+    // warpgroup comes from lane 0, so that the compiler keeps the descriptors warp-uniform, in
+    // uniform registers: computed per thread, they were moved into uniform registers before
+    // every wgmma (the cp.async mainloop 376 -> 310 instructions a chunk without that, sm_90a).
+    int const warpgroup            = __shfl_sync(0xffffffffu, warp >> 2, 0);
+    std::uint64_t const first_desc = wgmma_descriptor(base);
+    auto a_desc = [&](int s) { return first_desc + static_cast<unsigned>((2 * s * TS + warpgroup * 64) * policy::chunk_bytes / 16); };
+    auto b_desc = [&](int s) { return first_desc + static_cast<unsigned>((2 * s + 1) * TS * policy::chunk_bytes / 16); };
     // The 4 k-steps of stage s for the warpgroup's 64 rows against one half's 64 columns, as one group.
-    auto half = [&](float(&d)[32], unsigned a_rows, unsigned b_half, bool fresh) {
+    auto half = [&](float(&d)[32], std::uint64_t a_rows, std::uint64_t b_half, bool fresh) {
       wgmma_fence(d);
 #pragma unroll
       for (int ks = 0; ks < words / 8; ++ks) {  // 32 bytes of each row per k-step
-        wgmma_m64n64k16(d, wgmma_descriptor(a_rows + 32u * ks), wgmma_descriptor(b_half + 32u * ks), !(fresh && ks == 0));
+        wgmma_m64n64k16(d, a_rows + 2u * ks, b_half + 2u * ks, !(fresh && ks == 0));
       }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     };
-    constexpr unsigned half_bytes = 64u * policy::chunk_bytes;  // the second half's columns in a b stage
+    constexpr unsigned half_desc = 64u * policy::chunk_bytes / 16;  // the second half's columns in a b stage
 
     if (use_tma()) {
       // The tensor memory accelerator loads the stages, and no block barrier separates the
       // chunks: a warp waits for its chunk's stage on the stage's mbarrier, and the last of the
       // 8 warps to be done with a stage refills it with the chunk wgmma_stages later. So the two
       // warpgroups are held to each other only by the stages: counts 1.04-1.18x faster at
-      // D >= 256 (H200). The probe scripts/probes/wgmma_mainloop.cu, where a producer warp
-      // refills them and loads on across tile pairs, made its mainloop 1.36-1.55x faster.
-      auto load = [&](int c) {  // one thread: both sides' boxes of 64 elements x 128 rows, 128-byte swizzled
-        int const s          = c % wgmma_stages;
-        unsigned const full  = stage_barrier(s);
+      // D >= 256 (H200). Chunk c takes stage (c + 2) % 3, so that chunk 0 takes stage 2, which
+      // the exchange leaves alone: where the next tile pair is known, the last warp done with
+      // this one's last chunk in stage 2 loads the next one's chunk 0 there, and that load runs
+      // during the exchange and the visits. The probe scripts/probes/wgmma_mainloop.cu, where a
+      // producer warp refills the stages and loads on across tile pairs, made its mainloop
+      // 1.36-1.55x faster.
+      unsigned const barriers = stage_barrier(0);  // stage s's at barriers + 8 s
+      unsigned const releases = static_cast<unsigned>(__cvta_generic_to_shared(stage_releases()));
+      // One thread: chunk c of both sides' tiles from `rows` and `cols` into stage s, boxes of
+      // 64 elements x 128 rows, 128-byte swizzled. Rows past the set's end read as zeros; their
+      // pairs are dropped.
+      auto load = [&](size_type rows, size_type cols, int c, int s) {
+        unsigned const full  = barriers + 8u * s;
         unsigned const bytes = 2 * wgmma_side_bytes;
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(bytes) : "memory");
-        // Rows past the set's end read as zeros; their pairs are dropped.
-        tma_load(base + static_cast<unsigned>(s * wgmma_side_bytes), a.tensor_map, c * KC, static_cast<int>(row_start), full);
-        tma_load(base + static_cast<unsigned>((wgmma_stages + s) * wgmma_side_bytes), b.tensor_map, c * KC, static_cast<int>(col_start),
-                 full);
+        tma_load(base + static_cast<unsigned>(2 * s * wgmma_side_bytes), a.tensor_map, c * KC, static_cast<int>(rows), full);
+        tma_load(base + static_cast<unsigned>((2 * s + 1) * wgmma_side_bytes), b.tensor_map, c * KC, static_cast<int>(cols), full);
       };
+      auto stage_of = [](int c) { return (c + 2) % wgmma_stages; };
       // Every accumulator is defined before the first products are issued: one set while an
       // earlier group runs makes ptxas wait or serialize the products (C7517, C7514).
 #pragma unroll
@@ -681,47 +762,55 @@ struct mma_tile_products : row_tile_pair<T> {
       // before the copy engine's writes there; the barrier also shows the mbarriers' init.
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       __syncthreads();
+      bool const loaded_ahead = ahead.known;
+      if (loaded_ahead && (ahead.row_start != row_start || ahead.col_start != col_start)) { __trap(); }  // a traversal's bug
       if (threadIdx.x == 0) {
-        for (int c = 0; c < wgmma_stages && c < chunks; ++c) { load(c); }
+        for (int c = loaded_ahead ? 1 : 0; c < wgmma_stages && c < chunks; ++c) { load(row_start, col_start, c, stage_of(c)); }
       }
-      auto wait_loaded = [&](int c) {
-        int const s = c % wgmma_stages;
-        wait_stage(stage_barrier(s), (tma_phases >> s) & 1u);
+      ahead = next;
+      auto wait_loaded = [&](int s) {
+        wait_stage(barriers + 8u * s, (tma_phases >> s) & 1u);
         tma_phases ^= 1u << s;
       };
-      // This warp's products of chunk c completed: the warp whose release is the stage's 8th
-      // refills it. The count is acquire-release (every warp's products of the stage completed
+      // This warp's products of chunk c (in stage s) completed: the warp whose release is the
+      // stage's 8th refills it (with the next tile pair's chunk 0 after this one's last chunk in
+      // stage 2). The count is acquire-release (every warp's products of the stage completed
       // before the copy engine writes there), on the shared-memory address: the same count
       // through a generic address measured 1-4% slower at D >= 960, and a relaxed count with an
       // empty mbarrier waited on by the 8th 2-16% slower at D = 4096 (H200).
-      auto release = [&](int c) {
+      auto release = [&](int c, int s) {
         __syncwarp();
         if (lane == 0) {
           unsigned before = 0;
-          asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n"
-                       : "=r"(before)
-                       : "r"(static_cast<unsigned>(__cvta_generic_to_shared(stage_releases() + c % wgmma_stages)))
-                       : "memory");
-          if (before % 8u == 7u && c + wgmma_stages < chunks) { load(c + wgmma_stages); }
+          asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n" : "=r"(before) : "r"(releases + 4u * s) : "memory");
+          if (before % 8u == 7u) {
+            if (c + wgmma_stages < chunks) {
+              load(row_start, col_start, c + wgmma_stages, s);
+            } else if (next.known && s == stage_of(0)) {
+              load(next.row_start, next.col_start, 0, s);
+            }
+          }
         }
       };
-      // Batches of up to 2 chunks as straight-line code: the first half of chunk k runs while
+      // Batches of B chunks from c0 = K0 (mod 3) as straight-line code, so that every chunk's
+      // stage, its descriptors and its mbarrier are known at compile time (computed per chunk,
+      // they were a sixth of the mainloop's instructions). The first half of chunk k runs while
       // the second half of chunk k - 1 is added. No group is in flight across the loop's back
       // edge, where ptxas would serialize every wgmma (C7514).
-      auto batch = [&](int c0, auto size) {
-        constexpr int B = decltype(size)::value;
+      auto batch = [&](int c0, auto size, auto first_of_3) {
+        constexpr int B = decltype(size)::value, K0 = decltype(first_of_3)::value;
 #pragma unroll
         for (int k = 0; k < B; ++k) {
-          int const c = c0 + k, s = c % wgmma_stages;
+          int const c = c0 + k, s = stage_of(K0 + k);
           bool const fresh = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
-          wait_loaded(c);
-          half(sum_first, a_at(s), b_at(s), fresh);
+          wait_loaded(s);
+          half(sum_first, a_desc(s), b_desc(s), fresh);
           if (k > 0) {
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // chunk c - 1's second half is done
             if constexpr (Grouped) { add(total_second, second); }
-            release(c - 1);
+            release(c - 1, stage_of(K0 + k - 1));
           }
-          half(sum_second, a_at(s), b_at(s) + half_bytes, fresh);
+          half(sum_second, a_desc(s), b_desc(s) + half_desc, fresh);
           if constexpr (Grouped) {  // ungrouped, nothing is added: both halves stay in flight
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // chunk c's first half is done
             add(total_first, first);
@@ -729,11 +818,19 @@ struct mma_tile_products : row_tile_pair<T> {
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
         if constexpr (Grouped) { add(total_second, second); }
-        release(c0 + B - 1);
+        release(c0 + B - 1, stage_of(K0 + B - 1));
       };
+      using zero = cuda::std::integral_constant<int, 0>;
+      using two  = cuda::std::integral_constant<int, 2>;
+      using three = cuda::std::integral_constant<int, 3>;
+      // Batches of 3, and the last 4 chunks as 2 + 2 rather than 3 + 1 (a batch of one overlaps
+      // nothing: at D = 256 counts were 2% slower so).
+      int const tail = chunks % 3 == 1 && chunks > 1 ? 4 : chunks % 3;
       int c = 0;
-      for (; c + 2 <= chunks; c += 2) { batch(c, cuda::std::integral_constant<int, 2>{}); }
-      if (c < chunks) { batch(c, cuda::std::integral_constant<int, 1>{}); }
+      for (; c + 3 <= chunks - tail; c += 3) { batch(c, three{}, zero{}); }
+      if (tail >= 2) { batch(c, two{}, zero{}); }
+      if (tail == 4) { batch(c + 2, two{}, two{}); }
+      if (tail == 1) { batch(c, cuda::std::integral_constant<int, 1>{}, zero{}); }
     } else {
       // cp.async by all 256 threads, and a block barrier per chunk.
       auto load = [&](int c) {
@@ -754,8 +851,8 @@ struct mma_tile_products : row_tile_pair<T> {
         bool const fresh = Grouped || c == 0;
         // A chunk's products all complete before the next chunk's barrier, so the stage refilled
         // at chunk c (chunk c - 1's) is free.
-        half(sum_first, a_at(s), b_at(s), fresh);
-        half(sum_second, a_at(s), b_at(s) + half_bytes, fresh);
+        half(sum_first, a_desc(s), b_desc(s), fresh);
+        half(sum_second, a_desc(s), b_desc(s) + half_desc, fresh);
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // the first half is done
         if constexpr (Grouped) { add(total_first, first); }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");  // nothing in flight across iterations
@@ -1179,14 +1276,14 @@ struct mma_traversal {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const g = lane >> 2, t = lane & 3, wm = warp & 1, wn = warp >> 1;
     constexpr bool hold_back = takes_visits_in_any_order<Visitor>::value;
-    for (unsigned long long unit = 0; units.next(unit);) {
-      size_type row = 0, col = 0;
-      p.sched.locate(static_cast<size_type>(unit), row, col);  // once per tile pair of D-long products
+    located_tile_pairs<Source> pairs{units, p.sched, TS};
+    size_type row = 0, col = 0;
+    for (unsigned long long unit = 0; pairs.next(unit, row, col);) {
       out.begin_unit();
       size_type const row_start = row * TS, col_start = col * TS;
 
       float acc[4][4][4];
-      tiles.products(row_start, col_start, acc);
+      tiles.products(row_start, col_start, acc, pairs.after());
 
       // The points' factors (and weights) of the lane's rows (element e = 2h) and columns (e = h).
       float fa[4][2], fb[4][2], wa[4][2], wb[4][2];
@@ -1247,6 +1344,7 @@ struct mma_traversal {
 
       if (!end_unit(out, units, unit, bound)) { break; }
     }
+    tiles.finish();
     if constexpr (hold_back) {
       if (queued > 0) {  // the rest, as one more unit
         out.begin_unit();
@@ -1415,7 +1513,7 @@ struct mma_nearest_traversal {
       for (size_type ct = first; ct < last; ++ct) {
         size_type const col_start = ct * TS;
         float acc[4][4][4];
-        tiles.products(row_start, col_start, acc);
+        tiles.products(row_start, col_start, acc, next_of(units, row_start, ct + 1 < last ? ct + 1 : size_type(-1), col_tiles));
 
         float fb[4][2], bound[4][2];
         tiles.template col_factors<M>(col_start, fb);
@@ -1484,6 +1582,25 @@ struct mma_nearest_traversal {
         out.end_unit();
       }
     }
+    tiles.finish();
+  }
+
+  /// The tile pair after (row_start, column tile ct) of the unit: column tile `next_ct` of the
+  /// same rows where it is one of the unit's (not size_type(-1)), else the first of the next unit
+  /// where the source tells it and that unit has column tiles.
+  template <class Source>
+  __device__ next_tile_pair next_of(Source const& units, size_type row_start, size_type next_ct, size_type col_tiles) const
+  {
+    if (next_ct != size_type(-1)) { return next_tile_pair{row_start, next_ct * TS, true}; }
+    next_tile_pair n;
+    if constexpr (has_peek<Source>::value) {
+      unsigned long long u = 0;
+      if (units.peek(u)) {
+        size_type const first = static_cast<size_type>(u % p.segments) * p.segment_tiles;
+        if (first < col_tiles) { n = next_tile_pair{static_cast<size_type>(u / p.segments) * TS, first * TS, true}; }
+      }
+    }
+    return n;
   }
 
   /// The pending partners as intervals [lo, hi] of their scores (nearest_candidates_visitor):

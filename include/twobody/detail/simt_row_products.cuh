@@ -66,6 +66,9 @@ struct simt_row_products : row_tile_pair<T> {
   {
   }
 
+  /// Nothing is loaded ahead (products()).
+  __device__ void finish() {}
+
   /// rho of the margin of these products (file comment).
   static float relative_error(int dims)
   {
@@ -108,9 +111,10 @@ struct simt_row_products : row_tile_pair<T> {
     }
   }
 
-  /// acc[mt][nt][e]: the inner products of the lane's elements (row_tile_pair's layout).
+  /// acc[mt][nt][e]: the inner products of the lane's elements (row_tile_pair's layout). The
+  /// next tile pair is not loaded ahead here (its loads are the CUDA cores' own instructions).
   template <bool Grouped = true>
-  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4])
+  __device__ void products(size_type row_start, size_type col_start, float (&acc)[4][4][4], next_tile_pair = {})
   {
     int const lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
     int const a_at = (warp & 1) * 64 + (lane >> 2) * 8, b_at = (warp >> 1) * 32 + (lane & 3) * 8;
