@@ -792,23 +792,23 @@ struct mma_tile_products : row_tile_pair<T> {
           }
         }
       };
-      // Batches of B chunks from c0 = K0 (mod 3) as straight-line code, so that every chunk's
-      // stage, its descriptors and its mbarrier are known at compile time (computed per chunk,
-      // they were a sixth of the mainloop's instructions). The first half of chunk k runs while
-      // the second half of chunk k - 1 is added. No group is in flight across the loop's back
-      // edge, where ptxas would serialize every wgmma (C7514).
-      auto batch = [&](int c0, auto size, auto first_of_3) {
-        constexpr int B = decltype(size)::value, K0 = decltype(first_of_3)::value;
+      // Batches of up to 3 chunks from a multiple of 3 as straight-line code, so that every
+      // chunk's stage, its descriptors and its mbarrier are known at compile time (computed per
+      // chunk, they were a sixth of the mainloop's instructions). The first half of chunk k runs
+      // while the second half of chunk k - 1 is added. No group is in flight across the loop's
+      // back edge, where ptxas would serialize every wgmma (C7514).
+      auto batch = [&](int c0, auto size) {
+        constexpr int B = decltype(size)::value;
 #pragma unroll
         for (int k = 0; k < B; ++k) {
-          int const c = c0 + k, s = stage_of(K0 + k);
+          int const c = c0 + k, s = stage_of(k);
           bool const fresh = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
           wait_loaded(s);
           half(sum_first, a_desc(s), b_desc(s), fresh);
           if (k > 0) {
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // chunk c - 1's second half is done
             if constexpr (Grouped) { add(total_second, second); }
-            release(c - 1, stage_of(K0 + k - 1));
+            release(c - 1, stage_of(k - 1));
           }
           half(sum_second, a_desc(s), b_desc(s) + half_desc, fresh);
           if constexpr (Grouped) {  // ungrouped, nothing is added: both halves stay in flight
@@ -818,19 +818,17 @@ struct mma_tile_products : row_tile_pair<T> {
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
         if constexpr (Grouped) { add(total_second, second); }
-        release(c0 + B - 1, stage_of(K0 + B - 1));
+        release(c0 + B - 1, stage_of(B - 1));
       };
-      using zero = cuda::std::integral_constant<int, 0>;
-      using two  = cuda::std::integral_constant<int, 2>;
-      using three = cuda::std::integral_constant<int, 3>;
-      // Batches of 3, and the last 4 chunks as 2 + 2 rather than 3 + 1 (a batch of one overlaps
-      // nothing: at D = 256 counts were 2% slower so).
-      int const tail = chunks % 3 == 1 && chunks > 1 ? 4 : chunks % 3;
+      // Batches of 3, then 2 or 1. (The last 4 chunks as 2 + 2 instead of 3 + 1, with a second
+      // copy of the batch's code, made the counts at D = 128 and 256 2-4% slower, H200.)
       int c = 0;
-      for (; c + 3 <= chunks - tail; c += 3) { batch(c, three{}, zero{}); }
-      if (tail >= 2) { batch(c, two{}, zero{}); }
-      if (tail == 4) { batch(c + 2, two{}, two{}); }
-      if (tail == 1) { batch(c, cuda::std::integral_constant<int, 1>{}, zero{}); }
+      for (; c + 3 <= chunks; c += 3) { batch(c, cuda::std::integral_constant<int, 3>{}); }
+      if (c + 2 == chunks) {
+        batch(c, cuda::std::integral_constant<int, 2>{});
+      } else if (c + 1 == chunks) {
+        batch(c, cuda::std::integral_constant<int, 1>{});
+      }
     } else {
       // cp.async by all 256 threads, and a block barrier per chunk.
       auto load = [&](int c) {
