@@ -451,6 +451,10 @@ struct mma_tile_products : row_tile_pair<T> {
 #endif
   }
 
+  /// The stage of chunk c where the tensor memory accelerator loads the stages: chunk 0 takes
+  /// stage 2, which the accumulators' exchange leaves alone (products_wgmma).
+  __host__ __device__ static constexpr int tma_stage_of(int c) { return (c + 2) % wgmma_stages; }
+
   /// Whether products_wgmma loads its stages with the tensor memory accelerator: both sets have
   /// a tensor map (row_tensor_map.cuh). Otherwise its 256 threads stage them with cp.async.
   /// From tma_min_dims padded coordinates on. Before the next tile pair's first chunk was loaded
@@ -606,8 +610,9 @@ struct mma_tile_products : row_tile_pair<T> {
   {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     if (ahead.known) {
-      wait_stage(stage_barrier(2), (tma_phases >> 2) & 1u);
-      tma_phases ^= 1u << 2;
+      constexpr int s = tma_stage_of(0);
+      wait_stage(stage_barrier(s), (tma_phases >> s) & 1u);
+      tma_phases ^= 1u << s;
       ahead.known = false;
     }
 #endif
@@ -750,7 +755,6 @@ struct mma_tile_products : row_tile_pair<T> {
         tma_load(base + static_cast<unsigned>(2 * s * wgmma_side_bytes), a.tensor_map, c * KC, static_cast<int>(rows), full);
         tma_load(base + static_cast<unsigned>((2 * s + 1) * wgmma_side_bytes), b.tensor_map, c * KC, static_cast<int>(cols), full);
       };
-      auto stage_of = [](int c) { return (c + 2) % wgmma_stages; };
       // Every accumulator is defined before the first products are issued: one set while an
       // earlier group runs makes ptxas wait or serialize the products (C7517, C7514).
 #pragma unroll
@@ -765,7 +769,7 @@ struct mma_tile_products : row_tile_pair<T> {
       bool const loaded_ahead = ahead.known;
       if (loaded_ahead && (ahead.row_start != row_start || ahead.col_start != col_start)) { __trap(); }  // a traversal's bug
       if (threadIdx.x == 0) {
-        for (int c = loaded_ahead ? 1 : 0; c < wgmma_stages && c < chunks; ++c) { load(row_start, col_start, c, stage_of(c)); }
+        for (int c = loaded_ahead ? 1 : 0; c < wgmma_stages && c < chunks; ++c) { load(row_start, col_start, c, tma_stage_of(c)); }
       }
       ahead = next;
       auto wait_loaded = [&](int s) {
@@ -786,7 +790,7 @@ struct mma_tile_products : row_tile_pair<T> {
           if (before % 8u == 7u) {
             if (c + wgmma_stages < chunks) {
               load(row_start, col_start, c + wgmma_stages, s);
-            } else if (next.known && s == stage_of(0)) {
+            } else if (next.known && s == tma_stage_of(0)) {
               load(next.row_start, next.col_start, 0, s);
             }
           }
@@ -802,14 +806,14 @@ struct mma_tile_products : row_tile_pair<T> {
         constexpr int B = decltype(size)::value;
 #pragma unroll
         for (int k = 0; k < B; ++k) {
-          int const c = c0 + k, s = stage_of(k);
+          int const c = c0 + k, s = tma_stage_of(k);
           bool const fresh = Grouped || c == 0;  // every chunk is a group (policy::group_chunks == 1)
           wait_loaded(s);
           half(sum_first, a_desc(s), b_desc(s), fresh);
           if (k > 0) {
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");  // chunk c - 1's second half is done
             if constexpr (Grouped) { add(total_second, second); }
-            release(c - 1, stage_of(k - 1));
+            release(c - 1, tma_stage_of(k - 1));
           }
           half(sum_second, a_desc(s), b_desc(s) + half_desc, fresh);
           if constexpr (Grouped) {  // ungrouped, nothing is added: both halves stay in flight
@@ -819,7 +823,7 @@ struct mma_tile_products : row_tile_pair<T> {
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
         if constexpr (Grouped) { add(total_second, second); }
-        release(c0 + B - 1, stage_of(B - 1));
+        release(c0 + B - 1, tma_stage_of(B - 1));
       };
       // Batches of 3, then 2 or 1. (The last 4 chunks as 2 + 2 instead of 3 + 1, with a second
       // copy of the batch's code, made the counts at D = 128 and 256 2-4% slower, H200.)
