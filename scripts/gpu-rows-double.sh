@@ -8,18 +8,13 @@
 #   TWOBODY_TEST_QUICK=1 drops the tests' large sizes (as for the sanitizers)
 source "$(dirname "$0")/gpu-carried.sh"
 B=.bin
+# The tests and sanitizers are gpu-rows-ab.sh's. The sanitizers take the double edge-histogram
+# test, not the ties test: under racecheck that one alone took more than 150 s
+# (results/double-rows-dce5046-h200-2026-12-01); this filter took about 90 s.
 if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
-  for t in test_gpu_rows test_gpu_row_join test_gpu_nearest; do
-    timeout 300 $B/$t > "$OUT/$t.log" 2>&1
-    echo "$t rc=$? passed=$(grep -c '^\[       OK' "$OUT/$t.log") failed=$(grep -c '^\[  FAILED  \] [A-Z]' "$OUT/$t.log")"
-  done
-  # The double edge-histogram test, not the ties test: under racecheck that one alone took more
-  # than 150 s (results/double-rows-dce5046-h200-2026-12-01); this filter took about 90 s.
-  for tool in memcheck racecheck; do
-    TWOBODY_TEST_QUICK=1 timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $B/test_gpu_rows \
-      --gtest_filter='GpuRowsDouble.*:GpuRows/3.HistogramsWithEveryPairOnAnEdgeEqualTheCpu' > "$OUT/$tool.log" 2>&1
-    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)"
-  done
+  SKIP_BENCH=1 SANITIZERS='memcheck racecheck' SANITIZE_LIMIT=300 \
+    SANITIZE_FILTER='GpuRowsDouble.*:GpuRows/3.HistogramsWithEveryPairOnAnEdgeEqualTheCpu' \
+    OUT="$OUT" bash "$(dirname "$0")/gpu-rows-ab.sh"
 fi
 if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
   rows=${ROWS:-'^((count|histogram|join|kernel_sum)/(twobody|cublas_gemm_pass)/double/|knn/twobody/double/|count/(twobody|cublas_gemm_pass)/half/uniform/N:(262144|1048576)/|knn/twobody/half/uniform/N:262144/|count/twobody(_simt)?/(half|float)/uniform/N:65536/D:128/|count/twobody(_simt)?/half/uniform/N:65536/D:960/|peak/)'}
