@@ -288,9 +288,12 @@ struct pair_kernel {
   using traversal = cuda::std::conditional_t<Input::tiled, tile_traversal<Input, Points>, naive_traversal<Input, Points>>;
   using visitor   = statistic_visitor<Agent, F>;
   /// Equal contiguous ranges of the tile pairs; but a pass over a window of the bins visits a
-  /// subset of them that clusters in the flat order (tile pairs at similar distances), so such
-  /// passes take every gridDim.x-th tile pair instead.
-  using source   = cuda::std::conditional_t<Input::tiled && has_window_units<Agent>::value, strided_units, static_units>;
+  /// subset of them that clusters in the flat order (tile pairs at similar distances), and tile
+  /// forms cost unevenly along it, so such passes and histograms of functors with tile forms
+  /// take every gridDim.x-th tile pair instead.
+  static constexpr bool strided =
+    Input::tiled && (has_window_units<Agent>::value || (strides_formed_units<Agent>::value && has_tile_forms_v<F>));
+  using source   = cuda::std::conditional_t<strided, strided_units, static_units>;
   using kernel_t = void (*)(typename traversal::params, typename visitor::params, static_units::params);
 
   /// Run-time compiled functors (runtime_functor.cuh) take their kernels from the program in

@@ -113,6 +113,14 @@ struct has_window_units : cuda::std::false_type {};
 template <class Agent>
 struct has_window_units<Agent, cuda::std::void_t<decltype(Agent::window_units)>> : cuda::std::bool_constant<Agent::window_units> {};
 
+/// Agents that take every gridDim.x-th tile pair (strided_units) when their functor has tile
+/// forms declare `static constexpr bool strides_formed_units = true`.
+template <class Agent, class = void>
+struct strides_formed_units : cuda::std::false_type {};
+template <class Agent>
+struct strides_formed_units<Agent, cuda::std::void_t<decltype(Agent::strides_formed_units)>>
+  : cuda::std::bool_constant<Agent::strides_formed_units> {};
+
 /// A visitor whose steps evaluate G, a form of its functor that holds for one tile pair, and
 /// with Inside, take each value's slot without the clamp (every value proven in range).
 template <class Visitor, class G, bool Inside = false>

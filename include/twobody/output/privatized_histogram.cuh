@@ -165,6 +165,10 @@ struct privatized_histogram_agent
   /// Passes over spread windows (detail::pass_windows) visit a tile pair only where they count
   /// its slots: enter_tile_pair.
   static constexpr bool window_units = Mode == window_mode::passes && has_slot_bounds<Binning>::value;
+  /// On points ordered into tiles, a functor's tile forms make tile pairs cost unevenly along the
+  /// schedule (far ones counted at once, near ones in the general minimum image), so equal
+  /// contiguous ranges of them leave SMs idle at the end: take every gridDim.x-th one instead.
+  static constexpr bool strides_formed_units = true;
   /// One pass over all slots keeps two blocks of 256 threads per SM (tile_traversal's
   /// min_blocks_with): ptxas gave the 2048-point tile's formed SDH kernel 140 registers (one
   /// block per SM) once finish() moved the host result out; with 129 the planner took the
