@@ -9,26 +9,24 @@ Targets: twobody's count >= 2x cuBLAS GEMM + count pass at D = 128-256; at D >= 
 FP16 peak (the run's own `peak/wgmma_f16` loop) and faster than GEMM + pass; >= 8x twobody's
 CUDA-core path (`twobody_simt`) at D >= 128; kernel sums and knn within 2x of the count's time
 (same element type, data, N and D)."""
-import json
 import re
 import sys
 
+from bench_json import median_runs
+
 ROW = re.compile(r"(?P<stat>[a-z_]+)/(?P<impl>[a-z0-9_]+)/(?P<type>[a-z0-9]+)/(?P<data>[a-z]+)/N:(?P<n>\d+)/D:(?P<d>\d+)(?:/k:(?P<k>\d+))?/")
+PEAK = re.compile(r"peak/(?P<kind>[a-z0-9_]+)/")
 
 
 def load(paths):
+    """{(stat, impl, type, data, N, D, k): benchmark} with real_time in ms, and {peak kind: TFLOPS}."""
     rows, peaks = {}, {}
     for path in paths:
-        for b in json.load(open(path))["benchmarks"]:
-            if b["name"].startswith("peak/") and b.get("aggregate_name") in (None, "median"):
-                peaks.setdefault(b["name"].split("/")[1], b["TFLOPS"])
-                continue
-            if b.get("aggregate_name") != "median":
-                continue
-            m = ROW.match(b["run_name"])
-            if m:
-                key = (m["stat"], m["impl"], m["type"], m["data"], int(m["n"]), int(m["d"]), int(m["k"] or 0))
-                rows.setdefault(key, b)
+        for m, b, seconds in median_runs(path, ROW)[1]:
+            key = (m["stat"], m["impl"], m["type"], m["data"], int(m["n"]), int(m["d"]), int(m["k"] or 0))
+            rows.setdefault(key, dict(b, real_time=seconds * 1e3))
+        for m, b, _ in median_runs(path, PEAK)[1]:
+            peaks.setdefault(m["kind"], b["TFLOPS"])
     return rows, peaks
 
 

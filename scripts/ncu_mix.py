@@ -2,7 +2,7 @@
 """Instruction mix and stall samples of an Nsight Compute source page (ncu --page source --csv
 --print-source sass, as scripts/gpu-rows-profile.sh writes it): executed instructions and samples
 by opcode, the top stall reasons, and the hottest 2 KB windows of code.  ncu_mix.py PAGE.csv"""
-import csv, sys, collections, re
+import csv, sys, collections
 rows = list(csv.reader(open(sys.argv[1])))
 hi = next(i for i, r in enumerate(rows) if 'Address' in r and 'Source' in r)
 h = rows[hi]; d = rows[hi+1:]
@@ -26,7 +26,7 @@ sc = collections.Counter()
 for r in ins:
     for i, x in st: sc[x] += n(r[i])
 print('stalls:', ', '.join(f'{k[6:]} {100*v/ts:.0f}%' for k, v in sc.most_common(8)))
-# windows of 64 instructions by address: where the samples are
+# 2 KB windows of code (128 instructions of 16 bytes) by address: where the samples are
 win = collections.Counter(); wex = collections.Counter()
 for r in ins:
     a = int(r[A], 16) // 0x800
