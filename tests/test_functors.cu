@@ -334,10 +334,10 @@ TEST(Functors, FormedHistogramsTakeStridedUnits)
   using in       = input::shared_tile<256, 8>;
   using mode     = detail::window_mode;
   using periodic = decltype(make_periodic_squared_euclidean(1.f, 1.f, 1.f));
-  using rdf       = detail::privatized_kernel<in, pts, detail::tile_formed<periodic>, distance_bins<float>, unsigned long long, mode::none>;
-  using sdh       = detail::privatized_kernel<in, pts, detail::tile_formed<squared_euclidean>, distance_bins<float>, unsigned long long, mode::none>;
-  using plain     = detail::privatized_kernel<in, pts, periodic, distance_bins<float>, unsigned long long, mode::none>;
-  using naive     = detail::privatized_kernel<input::naive<256>, pts, detail::tile_formed<periodic>, distance_bins<float>, unsigned long long, mode::none>;
+  using rdf      = detail::privatized_kernel<in, pts, detail::tile_formed<periodic>, distance_bins<float>, unsigned long long, mode::none>;
+  using sdh      = detail::privatized_kernel<in, pts, detail::tile_formed<squared_euclidean>, distance_bins<float>, unsigned long long, mode::none>;
+  using plain    = detail::privatized_kernel<in, pts, periodic, distance_bins<float>, unsigned long long, mode::none>;
+  using naive    = detail::privatized_kernel<input::naive<256>, pts, detail::tile_formed<periodic>, distance_bins<float>, unsigned long long, mode::none>;
   EXPECT_TRUE(detail::has_tile_forms_v<detail::tile_formed<periodic>>);
   EXPECT_TRUE((std::is_same_v<rdf::source, detail::strided_units>));
   EXPECT_TRUE((std::is_same_v<sdh::source, detail::strided_units>));
