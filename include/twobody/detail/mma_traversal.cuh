@@ -206,10 +206,6 @@ __device__ __forceinline__ void row_margin(float dot, float fa, float fb, float 
   m *= 1.25f;
 }
 
-/// What the products cores of rows share (mma_tile_products here, simt_row_products in
-/// simt_row_products.cuh): the two staged sets, the element layout of a block's 128 x 128
-/// products (8 warps of 64 x 32, each lane holding the m16n8 fragments of 4 x 4 blocks), the
-/// points' metric factors in that layout, the pending-pair loop and the exact evaluation.
 /// The tile pair a traversal takes after the current one, where it knows it: the products of
 /// the current one may load the next one's first chunk while their own are exchanged and
 /// visited (mma_tile_products, wgmma loaded by the tensor memory accelerator).
@@ -255,6 +251,10 @@ struct located_tile_pairs {
   }
 };
 
+/// What the products cores of rows share (mma_tile_products here, simt_row_products in
+/// simt_row_products.cuh): the two staged sets, the element layout of a block's 128 x 128
+/// products (8 warps of 64 x 32, each lane holding the m16n8 fragments of 4 x 4 blocks), the
+/// points' metric factors in that layout, the pending-pair loop and the exact evaluation.
 template <class T>
 struct row_tile_pair {
   staged_row_view<T> const& a;
