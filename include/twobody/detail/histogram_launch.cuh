@@ -7,6 +7,7 @@
 #include <twobody/detail/error.cuh>
 #include <twobody/detail/histogram_plan.cuh>
 #include <twobody/detail/auto_policy.cuh>
+#include <twobody/detail/cell_list_traversal.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/detail/staging.cuh>
@@ -138,6 +139,63 @@ void launch_spilling(pair_set<Points> const& dev, F const& f, Binning const& bin
   typename spilling::params p{bins, d_counts, 1, layout.window_begin, layout.window,
                               flush_limit_for<Counter>(max_increments_per_tile<Input>())};
   spilling::launch(spilling::plan(dev, layout.smem), dev, f, p, stream);
+}
+
+/// The one-pass histogram over the cells of a periodic box (cell_list_traversal.cuh), one copy.
+template <class Points, class F, class Binning, class Count>
+struct cell_list_kernel {
+  using traversal = cell_list_traversal<Points>;
+  using agent     = privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, traversal::block_threads, window_mode::none>;
+  using visitor   = statistic_visitor<agent, F>;
+  static constexpr auto kernel = &pair_engine_kernel<traversal, visitor, static_units>;
+};
+
+/// Whether the one-call histogram of `pairs` takes the cells of f's box (cell_list_traversal.cuh):
+/// a self set of 2 to cell_list_max_points points whose statistic's reach leaves at least 3
+/// cells per axis, and at most cell_list_max_share of all pairs to visit.
+template <class Points, class F, class Binning>
+bool cell_list_pays(pair_set<Points> const& pairs, F const& f, Binning const& bins)
+{
+  if constexpr (cell_list_serves_v<Points, F, Binning>) {
+    if (pairs.mode != pair_mode::self || pairs.a.size < 2 || pairs.a.size > cell_list_max_points) { return false; }
+    // (One copy of the slots beside the cells' own shared memory: far fewer slots than fit.)
+    if (bins.size() >= (1 << 14)) { return false; }
+    cell_grid<Points::dims> const g = cell_grid_of(f, bins);
+    return g.usable() && g.visited_share() <= cell_list_max_share;
+  } else {
+    return false;
+  }
+}
+
+/// Launches the histogram over the cells of f's box (pairs for which cell_list_pays), zeroing
+/// d_counts first as launch_privatized does (in the kernel where launches are cooperative); with
+/// `mirror`, its last block copies the result there instead. Returns whether it did.
+template <class Points, class F, class Binning, class Count>
+bool launch_cell_list(pair_set<Points> const& dev, F const& f, Binning const& bins, Count* d_counts, cudaStream_t stream,
+                      result_mirror<Count> mirror = {})
+{
+  using K       = cell_list_kernel<Points, F, Binning, Count>;
+  using Counter = shared_counter_t<Count>;
+  TWOBODY_EXPECTS(cell_list_pays(dev, f, bins), "histogram: a cell-list plan for pairs its cells do not serve");
+  int const slots         = bins.size() + 1;
+  std::size_t const smem  = launch_smem<typename K::traversal, K::kernel>(sizeof(Counter) * static_cast<std::size_t>(slots));
+  auto const n            = static_cast<unsigned long long>(dev.a.size);
+  unsigned long long const units = (n + K::traversal::owned - 1) / K::traversal::owned;
+  int const grid          = persistent_grid(K::kernel, K::traversal::block_threads, smem, units);
+  typename K::traversal::params const walk{dev.a, cell_grid_of(f, bins)};
+  typename K::agent::params p{bins, d_counts, 1, 0, slots, flush_limit_for<Counter>(K::traversal::owned * n)};
+  bool const mirrored = mirror.to != nullptr && mirror.ticket != nullptr;
+  if (mirrored) {
+    p.mirror = mirror.to;
+    p.ticket = mirror.ticket;
+  }
+  bool const cooperative = !mirrored && cooperative_launches();
+  if (!mirrored && !cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
+  p.zero_counts = cooperative;
+  cudaLaunchAttribute attrs[2]{};
+  cudaLaunchConfig_t const cfg = launch_config(grid, K::traversal::block_threads, smem, 0, cooperative, stream, attrs);
+  TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, K::kernel, walk, typename K::visitor::params{p, f}, static_units::params{units}));
+  return mirrored;
 }
 
 /// The cluster-shared histogram kernel of an input policy (output/cluster_histogram.cuh).

@@ -311,6 +311,14 @@ struct statistic_visitor {
     if (keep) { accept(r, v, w, true); }
   }
 
+  /// `pairs` that a traversal proved to land in the outside slot without visiting them
+  /// (cell_list_traversal.cuh), from any thread.
+  __device__ __forceinline__ void count_outside(unsigned long long pairs)
+  {
+    static_assert(has_bulk_outside<Agent>::value, "only histograms whose bin map has an outside threshold count pairs unvisited");
+    out.add_outside(pairs);
+  }
+
   /// One column point against own points own[0, R) (agents with column_sums); keep false:
   /// a padding column, whose values count for no point.
   template <int R, class P>

@@ -172,8 +172,11 @@ policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning
 /// the kernels' register counts); TWOBODY_POLICY forces parts of it. Histograms past shared
 /// memory may take a spilling plan, chosen from a sample of the pairs' bins (one small kernel
 /// and a synchronous copy on `stream`; not while `stream` is being captured).
-template <class Count = void, class Points, class F, class Binning>
-policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream = 0)
+namespace detail {
+
+/// plan_histogram over tiles (the cost model's plan).
+template <class Count, class Points, class F, class Binning>
+policy_plan plan_histogram_tiles(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream)
 {
   if constexpr (detail::forms_gain_v<F, Binning>) {
     // Sets the one-pass histogram orders into tiles run the tile forms' kernels: plan with
@@ -187,6 +190,28 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning co
     }
   }
   return detail::plan_histogram_of<Count, F>(pairs, f, bins, stream);
+}
+
+}  // namespace detail
+
+template <class Count = void, class Points, class F, class Binning>
+policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream = 0)
+{
+  policy_plan plan = detail::plan_histogram_tiles<Count>(pairs, f, bins, stream);
+  // Small self sets of a short-range statistic in a wide periodic box: one kernel over cells
+  // that visits only the pairs of neighbouring cells (detail/cell_list_traversal.cuh).
+  if (!plan.forced && detail::active_runtime_source() == nullptr && detail::cell_list_pays(pairs, f, bins)) {
+    plan.cell_list = true;
+    plan.output    = output_kind::warp_privatized;
+    plan.copies    = 1;
+    plan.passes    = 1;
+    plan.window    = bins.size() + 1;
+    plan.spill     = false;
+    plan.cluster   = 0;
+    plan.reason    = "a small self set in a periodic box of at least 3 cells of the bins' reach per axis: pairs of "
+                     "neighbouring cells only (the others are outside)";
+  }
+  return plan;
 }
 
 namespace detail {
@@ -219,6 +244,10 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
     return false;
   }
   staged_pairs<Points> const staged(pairs, stream);
+  if constexpr (cell_list_serves_v<Points, F, Binning>) {
+    if (plan.cell_list) { return launch_cell_list(staged.pairs(), f, bins, d_counts, stream, mirror); }
+  }
+  TWOBODY_EXPECTS(!plan.cell_list, "histogram: a cell-list plan for a functor or bin map its cells do not serve");
   privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster, plan.spill, plan.window_begin};
   if (plan.output == output_kind::global_atomics) {
     with_chosen_input(global_histogram_inputs<Points>{}, plan.input,

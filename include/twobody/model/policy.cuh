@@ -145,6 +145,9 @@ struct policy_plan {
   bool spill           = false;  ///< warp_privatized in one pass: slots window_begin .. + window in shared
                                  ///< memory, the others' updates to global atomics
   int window_begin     = 0;   ///< spill: the first slot of the shared window
+  /// warp_privatized{1} in one pass over the cells of a periodic box (detail/cell_list_traversal.cuh):
+  /// small self sets of a short-range statistic; `input` is then the tile plan it replaces.
+  bool cell_list = false;
   std::size_t dynamic_smem = 0;
   occupancy occ;
   long long rounds          = 0;
@@ -155,11 +158,15 @@ struct policy_plan {
   std::string to_string() const
   {
     std::ostringstream s;
-    s << "input " << input.name() << ", output " << twobody::to_string(output);
+    s << "input " << (cell_list ? std::string("cell_list<1024>") : input.name()) << ", output " << twobody::to_string(output);
     if (output == output_kind::warp_privatized) { s << "{" << copies << "}"; }
     if (output == output_kind::cluster_privatized) { s << "{" << cluster << " blocks, " << copies << " copies}"; }
     if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
     if (spill) { s << " over slots " << window_begin << ".." << window_begin + window - 1 << ", the others spilled to global atomics"; }
+    if (cell_list) {  // (occupancy and prediction are the replaced tile plan's)
+      s << "; " << reason;
+      return s.str();
+    }
     s << "; " << occ.blocks_per_sm << " blocks/SM (limited by " << twobody::to_string(occ.limit) << "), " << rounds
       << " rounds, predicted " << predicted_seconds * 1e3 << " ms" << (forced ? " [forced by TWOBODY_POLICY]" : "")
       << "; " << reason;

@@ -1,0 +1,349 @@
+/// \file cell_list_traversal.cuh
+/// \brief Small self sets in a periodic box, visited by cells (issue 24): the one-call histogram
+/// of a short-range statistic (an RDF out to r_max in a box much wider than 2 r_max) in one
+/// kernel that visits only the pairs of neighbouring cells.
+///
+/// Every block bins the whole set (at most cell_list_max_points points) into cells of its own
+/// shared memory: a count per cell by shared atomics, a CUB block scan, a scatter. It then
+/// visits the pairs of its share of the points (units of `owned` consecutive indices) with the
+/// points of the point's own cell (partners of larger index) and of the (3^D - 1) / 2 cells at
+/// positive offsets (an offset whose first non-zero axis is +1): each unordered pair of points
+/// of neighbouring cells once. The pairs of all other cells are added to the outside slot at
+/// once, without being visited: each block counts those of its share of the cells, at the
+/// smaller of each pair's two cells. Nothing waits for another block, so there is no grid
+/// barrier beyond the output's own zeroing.
+///
+/// Exact: cells are at least the bin map's outside threshold wide with a margin (cell_grid_of),
+/// so every pair two or more cells apart on some axis (cyclically) has a value past the
+/// threshold whatever the rounding, and lands in the outside slot as if it had been visited.
+/// Points outside the box [0, L] on some axis, or with a NaN coordinate, prove nothing: when
+/// there is one, every block sees it while binning, and the call visits every pair instead (the
+/// same values as the tile kernels, in the same slots).
+#pragma once
+
+#include <twobody/detail/config.cuh>
+#include <twobody/detail/engine.cuh>
+#include <twobody/detail/tile_forms.cuh>
+#include <twobody/detail/visitors.cuh>
+#include <twobody/functors.cuh>
+#include <twobody/points.cuh>
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/std/type_traits>
+
+#include <cmath>
+
+namespace twobody::detail {
+
+inline constexpr int cell_list_max_points   = 4096;  ///< the largest set (its points sit in shared memory)
+inline constexpr int cell_list_max_cells    = 4096;  ///< the most cells (their starts sit in shared memory)
+inline constexpr int cell_list_max_per_axis = 32;    ///< keeps cell_grid_of's margin (see there)
+/// The largest share of all pairs the cells may visit for the one-call histogram to take them
+/// (3^D / cells: 27 of 125 cells of 5 per axis, say).
+inline constexpr double cell_list_max_share = 0.25;
+
+/// The cells of a periodic box for a bin map's reach: cells[d] per axis (all >= 3, so the 3^D
+/// cells around a cell are distinct), or cells[0] == 0 where no such grid exists.
+template <int D>
+struct cell_grid {
+  int cells[D]{};
+  float inv_width[D]{};  ///< cells[d] / box[d], rounded to float
+  float box[D]{};
+
+  __host__ __device__ bool usable() const { return cells[0] >= 3; }
+  __host__ __device__ int total() const
+  {
+    int t = 1;
+TWOBODY_UNROLL
+    for (int d = 0; d < D; ++d) { t *= cells[d]; }
+    return t;
+  }
+  /// The share of all pairs of points spread evenly over the box that the cells visit.
+  double visited_share() const
+  {
+    double s = 1.0;
+    for (int d = 0; d < D; ++d) { s *= 3.0 / cells[d]; }
+    return s;
+  }
+};
+
+/// The cells for the minimum image `f` and a bin map with an outside threshold: each at least
+/// sqrt(values_outside_from(bins)) (1 + 2^-10) wide, at most cell_list_max_per_axis per axis and
+/// cell_list_max_cells in all (fewer cells are wider: still past the reach).
+///
+/// The margin: a point in [0, L] takes cell floor(x * inv_width) (clamped to the last), off by
+/// at most m 2^-23 cells (m <= 32: 2^-18 of a cell) from the exact one; a pair two cells apart
+/// then lies at least w (1 - 2^-17) apart, and the functor's float minimum image, its square and
+/// its sum lose at most a few 2^-24 L (L = m w) more: the value is >= w^2 (1 - 2^-15), past the
+/// threshold by the margin's 2^-10 many times over.
+template <int D, class Binning>
+cell_grid<D> cell_grid_of(periodic_squared_euclidean<float, D> const& f, Binning const& bins)
+{
+  static_assert(has_outside_threshold<Binning>::value, "cells serve bin maps with an outside threshold");
+  double const width = std::sqrt(static_cast<double>(values_outside_from(bins))) * (1.0 + 1.0 / 1024.0);
+  if (!std::isfinite(width) || !(width > 0.0)) { return {}; }
+  int m[D];
+  for (int d = 0; d < D; ++d) {
+    double const L = f.box[d];
+    if (!std::isfinite(L) || !(L > 0.0)) { return {}; }
+    double const k = std::floor(L / width);
+    m[d]           = k >= cell_list_max_per_axis ? cell_list_max_per_axis : static_cast<int>(k);
+    if (m[d] < 3) { return {}; }
+  }
+  for (;;) {
+    long long total = 1;
+    int widest      = 0;
+    for (int d = 0; d < D; ++d) {
+      total *= m[d];
+      if (m[d] > m[widest]) { widest = d; }
+    }
+    if (total <= cell_list_max_cells) { break; }
+    if (--m[widest] < 3) { return {}; }
+  }
+  cell_grid<D> g;
+  for (int d = 0; d < D; ++d) {
+    g.cells[d]     = m[d];
+    g.inv_width[d] = static_cast<float>(m[d] / static_cast<double>(f.box[d]));
+    g.box[d]       = f.box[d];
+  }
+  return g;
+}
+
+/// Point sets, functors and bin maps the cells serve: unweighted float points in 1 to 3
+/// dimensions, the minimum image of their periodic box, bins that send every value past a
+/// threshold to the outside slot (distance_bins).
+template <class Points, class F, class Binning>
+inline constexpr bool cell_list_serves_v = false;
+template <int D, class Binning>
+inline constexpr bool cell_list_serves_v<points<float, D, false>, periodic_squared_euclidean<float, D>, Binning> =
+  D <= 3 && has_outside_threshold<Binning>::value;
+
+template <class Points, int BlockThreads = 1024>
+struct cell_list_traversal {
+  static constexpr int D = Points::dims;
+  static_assert(cuda::std::is_same_v<typename Points::value_type, float> && D <= 3 && !Points::weighted,
+                "the cells take unweighted float points in 1 to 3 dimensions");
+  static constexpr int block_threads     = BlockThreads;
+  static constexpr int min_blocks_per_sm = 1;
+  static constexpr int points_per_thread = cell_list_max_points / BlockThreads;
+  static constexpr int cells_per_thread  = cell_list_max_cells / BlockThreads;
+  static_assert(points_per_thread * BlockThreads == cell_list_max_points && cells_per_thread * BlockThreads == cell_list_max_cells);
+  static constexpr int neighbourhood = D == 1 ? 3 : (D == 2 ? 9 : 27);  ///< 3^D cells around a cell, itself included
+  static constexpr int centre        = (neighbourhood - 1) / 2;        ///< the cell itself, in base-3 offset order
+  /// Per point: its own cell and the cells at positive offsets.
+  static constexpr int segments = centre + 1;
+  /// Points per unit: a thread per (point, segment), in a power of two.
+  static constexpr int owned = BlockThreads / segments >= 512 ? 512
+                               : BlockThreads / segments >= 256 ? 256
+                               : BlockThreads / segments >= 128 ? 128
+                                                                : 64;
+  static_assert(owned * segments <= BlockThreads);
+  /// The binned points (x, y, z, index) and the cells' starts (one past the last: the end).
+  static constexpr std::size_t dynamic_bytes =
+    (cell_list_max_points * sizeof(float4) + (cell_list_max_cells + 1) * sizeof(int) + 127) / 128 * 128;
+  // A block's counters take at most (owned points) x n + n^2 / 2 increments: far below 2^32.
+  static_assert(static_cast<unsigned long long>(cell_list_max_points) * cell_list_max_points < (1ull << 32));
+
+  using scan_t = cub::BlockScan<int, BlockThreads>;
+  struct params {
+    Points a;
+    cell_grid<D> grid;
+  };
+  struct temp_storage {
+    typename scan_t::TempStorage scan;
+  };
+  using point_t = point<float, D>;
+
+  params const& p;
+  temp_storage& storage;
+  float4* binned;
+  int* start;
+
+  __device__ cell_list_traversal(params const& p_, temp_storage& s, unsigned char* dynamic)
+    : p(p_),
+      storage(s),
+      binned(reinterpret_cast<float4*>(dynamic)),
+      start(reinterpret_cast<int*>(dynamic + cell_list_max_points * sizeof(float4)))
+  {
+  }
+
+  /// Cell coordinates of `q`; false where a coordinate is outside [0, box] or NaN.
+  __device__ __forceinline__ bool cell_of(point_t const& q, int (&c)[D]) const
+  {
+    bool inside = true;
+TWOBODY_UNROLL
+    for (int d = 0; d < D; ++d) {
+      inside       = inside && q.x[d] >= 0.f && q.x[d] <= p.grid.box[d];
+      int const k  = __float2int_rz(q.x[d] * p.grid.inv_width[d]);
+      c[d]         = k < p.grid.cells[d] - 1 ? k : p.grid.cells[d] - 1;
+    }
+    return inside;
+  }
+  __device__ __forceinline__ int linear(int const (&c)[D]) const
+  {
+    int k = c[0];
+TWOBODY_UNROLL
+    for (int d = 1; d < D; ++d) { k = k * p.grid.cells[d] + c[d]; }
+    return k;
+  }
+  /// The cell at offset number v (base 3, axis 0 first: digit o + 1 for offset o) from c, cyclically.
+  __device__ __forceinline__ int neighbour(int const (&c)[D], int v) const
+  {
+    int n[D];
+TWOBODY_UNROLL
+    for (int d = D - 1; d >= 0; --d) {
+      int const o = v % 3 - 1;
+      v /= 3;
+      int k = c[d] + o;
+      k     = k < 0 ? k + p.grid.cells[d] : (k >= p.grid.cells[d] ? k - p.grid.cells[d] : k);
+      n[d]  = k;
+    }
+    return linear(n);
+  }
+  __device__ __forceinline__ void decode(int k, int (&c)[D]) const
+  {
+TWOBODY_UNROLL
+    for (int d = D - 1; d >= 0; --d) {
+      c[d] = k % p.grid.cells[d];
+      k /= p.grid.cells[d];
+    }
+  }
+  __device__ __forceinline__ static point_t point_of(float4 const& q)
+  {
+    point_t r;
+    float const v[3] = {q.x, q.y, q.z};
+TWOBODY_UNROLL
+    for (int d = 0; d < D; ++d) { r.x[d] = v[d]; }
+    return r;
+  }
+
+  /// Bins every point into the cells (block-wide). Returns whether some point lies in no cell.
+  __device__ bool bin_points()
+  {
+    int const n = static_cast<int>(p.a.size);
+    for (int c = threadIdx.x; c <= cell_list_max_cells; c += BlockThreads) { start[c] = 0; }
+    __syncthreads();
+    point_t q[points_per_thread];
+    int cell[points_per_thread], rank[points_per_thread];
+    bool stray = false;
+TWOBODY_UNROLL
+    for (int k = 0; k < points_per_thread; ++k) {
+      int const i = threadIdx.x + k * BlockThreads;
+      cell[k]     = -1;
+      if (i < n) {
+        q[k] = p.a.load_readonly(i);
+        int c[D];
+        if (cell_of(q[k], c)) {
+          cell[k] = linear(c);
+          rank[k] = atomicAdd(start + cell[k], 1);
+        } else {
+          stray = true;
+        }
+      }
+    }
+    if (__syncthreads_or(stray ? 1 : 0) != 0) { return true; }
+    int counts[cells_per_thread];
+TWOBODY_UNROLL
+    for (int k = 0; k < cells_per_thread; ++k) { counts[k] = start[threadIdx.x * cells_per_thread + k]; }
+    int in_cells = 0;
+    scan_t(storage.scan).ExclusiveSum(counts, counts, in_cells);  // (its barriers order the reads before the writes)
+TWOBODY_UNROLL
+    for (int k = 0; k < cells_per_thread; ++k) { start[threadIdx.x * cells_per_thread + k] = counts[k]; }
+    if (threadIdx.x == 0) { start[cell_list_max_cells] = in_cells; }
+    __syncthreads();
+TWOBODY_UNROLL
+    for (int k = 0; k < points_per_thread; ++k) {
+      if (cell[k] >= 0) {
+        float v[3] = {0.f, 0.f, 0.f};
+TWOBODY_UNROLL
+        for (int d = 0; d < D; ++d) { v[d] = q[k].x[d]; }
+        binned[start[cell[k]] + rank[k]] = make_float4(v[0], v[1], v[2], __int_as_float(threadIdx.x + k * BlockThreads));
+      }
+    }
+    __syncthreads();
+    return false;
+  }
+
+  /// Point i against segment `seg` of its neighbourhood: 0 its own cell (partners of larger
+  /// index), s > 0 the cell at the s-th positive offset (all its points).
+  template <class Visitor>
+  __device__ __forceinline__ void visit_cells(int i, int seg, Visitor& out) const
+  {
+    point_t const a = p.a.load_readonly(i);
+    int c[D];
+    cell_of(a, c);
+    int const k     = seg == 0 ? linear(c) : neighbour(c, centre + seg);
+    int const begin = start[k], end = start[k + 1];
+    for (int j = begin; j < end; ++j) {
+      float4 const b  = binned[j];
+      int const index = __float_as_int(b.w);
+      out.visit(0, a, point_of(b), i, index, unweighted{}, seg != 0 || index > i);
+    }
+  }
+
+  /// Point i against share `seg` of its partners of larger index (some point lies in no cell).
+  template <class Visitor>
+  __device__ __forceinline__ void visit_all(int i, int seg, Visitor& out) const
+  {
+    int const n       = static_cast<int>(p.a.size);
+    int const partners = n - 1 - i;
+    int const share   = (partners + segments - 1) / segments;
+    int const begin   = i + 1 + seg * share;
+    int const end     = begin + share < n ? begin + share : n;
+    point_t const a   = p.a.load_readonly(i);
+    for (int j = begin; j < end; ++j) { out.visit(0, a, p.a.load_readonly(j), i, j, unweighted{}, true); }
+  }
+
+  /// The pairs no block visits, to the outside slot: those of this block's share of the cells
+  /// with points of cells of larger index that are not their neighbours.
+  template <class Visitor>
+  __device__ void count_unvisited(Visitor& out) const
+  {
+    int const total    = p.grid.total();
+    int const in_cells = start[cell_list_max_cells];
+    unsigned unvisited = 0;  // (at most n^2 / 2 < 2^32)
+    for (int k = blockIdx.x * BlockThreads + threadIdx.x; k < total; k += gridDim.x * BlockThreads) {
+      int const count = start[k + 1] - start[k];
+      if (count == 0) { continue; }
+      int c[D];
+      decode(k, c);
+      int later = in_cells - start[k + 1];
+      for (int v = 0; v < neighbourhood; ++v) {
+        int const m = neighbour(c, v);
+        if (m > k) { later -= start[m + 1] - start[m]; }
+      }
+      unvisited += static_cast<unsigned>(count) * static_cast<unsigned>(later);
+    }
+TWOBODY_UNROLL
+    for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) { unvisited += __shfl_xor_sync(0xffffffffu, unvisited, lane_mask); }
+    if ((threadIdx.x & 31) == 0 && unvisited != 0) { out.count_outside(unvisited); }
+  }
+
+  template <class Units, class Visitor>
+  __device__ void run(Units& units, Visitor& out)
+  {
+    bool const stray = bin_points();
+    int const n      = static_cast<int>(p.a.size);
+    unsigned long long unit;
+    while (units.next(unit)) {
+      out.begin_unit();
+      int const first = static_cast<int>(unit) * owned;
+      for (int item = threadIdx.x; item < owned * segments; item += BlockThreads) {
+        int const i   = first + item % owned;
+        int const seg = item / owned;
+        if (i < n) {
+          if (stray) {
+            visit_all(i, seg, out);
+          } else {
+            visit_cells(i, seg, out);
+          }
+        }
+      }
+      // Every counter took at most one increment per pair of the unit's points.
+      if (!end_unit(out, units, unit, static_cast<unsigned long long>(owned) * static_cast<unsigned long long>(n))) { return; }
+    }
+    if (!stray) { count_unvisited(out); }
+  }
+};
+
+}  // namespace twobody::detail
