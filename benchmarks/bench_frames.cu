@@ -4,8 +4,8 @@
 //               sync: wall clock over a batch of calls divided by the calls, and enqueue_us,
 //               the host's share: the time to issue them), for a periodic RDF (128 bins), a pair
 //               count within r and Gaussian kernel sums per point (ordered pairs), device data;
-//               and the asynchronous RDF with its bins out to 1, 3, 6 and 12 (rdf128_reach:
-//               the same pairs, more slots in each block's last flush) and with its output
+//               and the asynchronous RDF with its bins out to 1, 3, 6, 12 and 40 (rdf128_reach:
+//               up to 12 the cells of the box, at 40 the tiles over every pair) and with its output
 //               moved by 0 to 30 lines of 128 bytes (rdf128_offset: does placement in L2 matter);
 //  - shape/...  the one-call RDF, count and per-point sums at 1024 and 4096 points with each
 //               small tile shape (column groups, private copies) named explicitly: what the
@@ -121,10 +121,10 @@ void rdf_async(benchmark::State& state, rdf_case const& c, std::size_t spare = 0
 
 void floor_rdf_async(benchmark::State& state) { rdf_async(state, rdf_case{}); }
 
-/// The asynchronous RDF with 128 bins out to r_max = state.range(1) in the 100^3 box: the same
-/// pairs and per-pair instructions whatever r_max, and nearly every pair in the outside slot up
-/// to r_max = 12, while the slots that each block's last flush adds into grow with r_max (about
-/// 1 at r_max = 1, 60 at 12 for the 528 blocks of 4096 points): what those global atomics cost.
+/// The asynchronous RDF with 128 bins out to r_max = state.range(1) in the 100^3 box. Up to
+/// r_max = 12 the one-call histogram visits the pairs of neighbouring cells of the box (at most
+/// 4096 points: detail/cell_list_traversal.cuh), more of them the longer the reach; at 40 the
+/// cells would visit every pair, and the tiles do (every pair, 27% of them in the bins).
 void floor_rdf_reach(benchmark::State& state)
 {
   rdf_case c;
@@ -637,7 +637,7 @@ int main(int argc, char** argv)
       }
     };
     std::vector<long long> const shape_sizes{1024, 4096}, shape_copies{1, 4, 8, 32};
-    reg2("floor/rdf128_reach/async", floor_rdf_reach, shape_sizes, {1, 3, 6, 12}, "r_max");
+    reg2("floor/rdf128_reach/async", floor_rdf_reach, shape_sizes, {1, 3, 6, 12, 40}, "r_max");
     reg2("floor/rdf128_offset/async", floor_rdf_offset, {4096}, {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30}, "lines");
     reg2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
     reg2("shape/rdf128/tile:64x1", shape_rdf<64, 1>, shape_sizes, shape_copies);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 24's cells of the box (detail/cell_list_traversal.cuh) on a GPU machine, from binaries
+# carried in .bin/ (scripts/gpu-carried.sh): test_gpu_cell_list and compute-sanitizer on it, then
+# bench_frames' floor rows of .bin/bench_frames_base and .bin/bench_frames in rounds alternating
+# the order (base, new, new, base), and Nsight Compute on each binary's RDF kernel at 4096 points.
+#   TESTS       test binaries in .bin/ to run as well (default: none)
+#   SKIP_BENCH  1: tests only
+# Results in $OUT (tests/, sanitizer logs, bench/BINARY_ROUND.json, profile/).
+source "$(dirname "$0")/gpu-carried.sh" "$@"
+mkdir -p "$OUT/tests" "$OUT/bench" "$OUT/profile"
+run_test() {
+  local t=$1 log="$OUT/tests/$1.log"
+  ".bin/$t" > "$log" 2>&1; local rc=$?
+  echo "$t rc=$rc passed=$(grep -c '^\[       OK' "$log") failed=$(grep -c '^\[  FAILED  \] [A-Z]' "$log")"
+  [[ $rc -ne 0 ]] && grep -B2 -A10 'Failure' "$log" | head -40
+}
+for t in test_gpu_cell_list ${TESTS:-}; do run_test "$t"; done | tee "$OUT/tests.txt"
+for tool in memcheck racecheck synccheck; do
+  filter='GpuCellList.*'
+  [[ $tool == racecheck ]] && filter='GpuCellList.AnisotropicBoxesAndTwoDimensions:GpuCellList.StrayPointsVisitEveryPair'
+  timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 .bin/test_gpu_cell_list --gtest_filter="$filter" \
+    > "$OUT/${tool}.log" 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/${tool}.log" | tail -1)" | tee -a "$OUT/tests.txt"
+done
+[[ ${SKIP_BENCH:-0} == 1 ]] && exit 0
+rows='^floor/(rdf128|count|per_point)/(sync|async)/|^floor/rdf128_reach/'
+round() {  # binary name, round
+  ".bin/$1" --sizes=256,1024,4096 --benchmark_filter="$rows" --benchmark_out="$OUT/bench/$1_$2.json" \
+    --benchmark_out_format=json > "$OUT/bench/$1_$2.log" 2>&1
+  echo "$1 round $2 rc=$?"
+}
+round bench_frames_base 1; round bench_frames 1; round bench_frames 2; round bench_frames_base 2
+python3 scripts/frames_rounds_table.py "$OUT/bench" > "$OUT/table.md" 2>&1; cat "$OUT/table.md"
+for b in bench_frames_base bench_frames; do
+  timeout 120 ncu --kernel-name regex:pair_engine --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+    --section LaunchStats --section Occupancy --metrics smsp__inst_executed.sum,sm__cycles_active.avg \
+    ".bin/$b" --sizes=4096 --benchmark_filter='^floor/rdf128/async/4096' --benchmark_repetitions=1 \
+    > "$OUT/profile/$b.txt" 2>&1
+  echo "ncu $b rc=$? $(grep -E 'Duration|inst_executed.sum|cycles_active.avg' "$OUT/profile/$b.txt" | tr -s ' ' | tr '\n' ';')"
+done
