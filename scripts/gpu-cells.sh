@@ -23,9 +23,9 @@ for tool in memcheck racecheck synccheck; do
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/${tool}.log" | tail -1)" | tee -a "$OUT/tests.txt"
 done
 [[ ${SKIP_BENCH:-0} == 1 ]] && exit 0
-rows='^floor/(rdf128|count|per_point)/(sync|async)/|^floor/rdf128_reach/'
+rows=${ROWS:-'^floor/(rdf128|count|per_point)/(sync|async)/|^floor/rdf128_reach/'}
 round() {  # binary name, round
-  ".bin/$1" --sizes=256,1024,4096 --benchmark_filter="$rows" --benchmark_out="$OUT/bench/$1_$2.json" \
+  ".bin/$1" --sizes=${SIZES:-256,1024,4096} --benchmark_filter="$rows" --benchmark_out="$OUT/bench/$1_$2.json" \
     --benchmark_out_format=json > "$OUT/bench/$1_$2.log" 2>&1
   echo "$1 round $2 rc=$?"
 }

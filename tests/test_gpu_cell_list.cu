@@ -184,21 +184,26 @@ TEST(CellGrid, CellsFollowTheReachAndTheCaps)
   EXPECT_TRUE(cell_grid_of(cube, distance_bins<float>(33.f, 10)).usable());
 }
 
-// Which calls take the cells: self sets of 2 to 4096 points, at most a quarter of the pairs visited.
+// Which calls the cells serve (self sets of 2 to 4096 points, 3 cells per axis or more), and which
+// the one-call histogram gives them: from 2048 points, at most a quarter of the pairs visited.
 TEST(CellGrid, WhichCallsTakeTheCells)
 {
   auto const cube = make_periodic_squared_euclidean(100.f, 100.f, 100.f);
   std::vector<float> x(5000, 1.f);
   auto with = [&](size_type n) { return make_points(n, x.data(), x.data(), x.data()); };
   distance_bins<float> const bins(12.f, 128);
-  EXPECT_TRUE(detail::cell_list_pays(self_pairs(with(2)), cube, bins));
+  EXPECT_TRUE(detail::cell_list_serves(self_pairs(with(2)), cube, bins));
+  EXPECT_FALSE(detail::cell_list_pays(self_pairs(with(2047)), cube, bins));
+  EXPECT_TRUE(detail::cell_list_pays(self_pairs(with(2048)), cube, bins));
   EXPECT_TRUE(detail::cell_list_pays(self_pairs(with(4096)), cube, bins));
-  EXPECT_FALSE(detail::cell_list_pays(self_pairs(with(1)), cube, bins));
-  EXPECT_FALSE(detail::cell_list_pays(self_pairs(with(4097)), cube, bins));
-  EXPECT_FALSE(detail::cell_list_pays(cross_pairs(with(100), with(100)), cube, bins));
-  // 5 cells per axis visit 27/125 of the pairs (taken), 4 visit 27/64 (not).
-  EXPECT_TRUE(detail::cell_list_pays(self_pairs(with(100)), cube, distance_bins<float>(19.9f, 128)));
-  EXPECT_FALSE(detail::cell_list_pays(self_pairs(with(100)), cube, distance_bins<float>(24.9f, 128)));
+  EXPECT_FALSE(detail::cell_list_serves(self_pairs(with(1)), cube, bins));
+  EXPECT_FALSE(detail::cell_list_serves(self_pairs(with(4097)), cube, bins));
+  EXPECT_FALSE(detail::cell_list_serves(cross_pairs(with(100), with(100)), cube, bins));
+  EXPECT_FALSE(detail::cell_list_serves(self_pairs(with(100)), cube, distance_bins<float>(12.f, 1 << 14)));
+  // 5 cells per axis visit 27/125 of the pairs (taken), 4 visit 27/64 (served, not taken).
+  EXPECT_TRUE(detail::cell_list_pays(self_pairs(with(3000)), cube, distance_bins<float>(19.9f, 128)));
+  EXPECT_FALSE(detail::cell_list_pays(self_pairs(with(3000)), cube, distance_bins<float>(24.9f, 128)));
+  EXPECT_TRUE(detail::cell_list_serves(self_pairs(with(3000)), cube, distance_bins<float>(24.9f, 128)));
   // Other statistics keep the tiles: bins without an outside threshold, an open box.
   EXPECT_FALSE((detail::cell_list_serves_v<points<float, 3>, periodic_squared_euclidean<float, 3>, uniform_bins<float>>));
   EXPECT_FALSE((detail::cell_list_serves_v<points<float, 3>, squared_euclidean, distance_bins<float>>));
@@ -211,10 +216,33 @@ TEST(GpuCellList, MatchesTheTilesTheCpuBackendAndTheReference)
   TBT_REQUIRE_GPU();
   distance_bins<float> const bins(12.3f, 100);
   ASSERT_GT(edge_margin(bins, 3 * 50 * 50), 1e-5);
-  for (int n : {2, 3, 63, 64, 65, 1000, 4096}) {
+  for (int n : {1000, 2047, 2048, 2049, 3001, 4096}) {
     integer_set<3> const s = integer_points<3>(n, {100.f, 100.f, 100.f}, 11 + n);
     auto const ref = reference(s, bins);
-    check_set(s, bins, true, &ref);
+    check_set(s, bins, n >= detail::cell_list_min_points, &ref);
+  }
+}
+
+// The cell kernel itself at every size it serves, below the sizes the planner gives it too (units
+// of 32 points: partial, whole, one more), and with 3 cells per axis (every cell a neighbour of
+// every other: no pair unvisited); launched directly into a poisoned device output.
+TEST(GpuCellList, KernelAtEverySize)
+{
+  TBT_REQUIRE_GPU();
+  for (float r : {12.3f, 30.7f}) {
+    distance_bins<float> const bins(r, 100);
+    ASSERT_GT(edge_margin(bins, 3 * 50 * 50), 1e-5);
+    for (int n : {2, 3, 31, 32, 33, 63, 64, 65, 1000}) {
+      integer_set<3> const s = integer_points<3>(n, {100.f, 100.f, 100.f}, 7 * n);
+      device_set<3> const dev(s);
+      auto const pairs = self_pairs(dev.view());
+      ASSERT_TRUE(detail::cell_list_serves(pairs, box_of(s), bins));
+      thrust::device_vector<unsigned long long> d(bins.size() + 1, 0xdeadbeefull);
+      EXPECT_FALSE(detail::launch_cell_list(pairs, box_of(s), bins, thrust::raw_pointer_cast(d.data()), cudaStream_t{}));
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<unsigned long long> const got(d.begin(), d.end());
+      EXPECT_EQ(got, reference(s, bins)) << "n = " << n << ", r_max = " << r;
+    }
   }
 }
 
@@ -240,11 +268,11 @@ TEST(GpuCellList, StrayPointsVisitEveryPair)
 {
   TBT_REQUIRE_GPU();
   distance_bins<float> const bins(12.3f, 100);
-  integer_set<3> s = integer_points<3>(1500, {100.f, 100.f, 100.f}, 9);
+  integer_set<3> s = integer_points<3>(2500, {100.f, 100.f, 100.f}, 9);
   s.c[0][7]   = -1.f;
   s.c[1][400] = 101.f;
   check_set(s, bins, true, nullptr);
-  s.c[2][1499] = std::numeric_limits<float>::quiet_NaN();
+  s.c[2][2499] = std::numeric_limits<float>::quiet_NaN();
   check_set(s, bins, true, nullptr);
 }
 

@@ -35,6 +35,7 @@
 
 namespace twobody::detail {
 
+inline constexpr int cell_list_min_points   = 2048;  ///< the smallest set the one-call histogram takes them for (below, the tiles are faster)
 inline constexpr int cell_list_max_points   = 4096;  ///< the largest set (its points sit in shared memory)
 inline constexpr int cell_list_max_cells    = 4096;  ///< the most cells (their starts sit in shared memory)
 inline constexpr int cell_list_max_per_axis = 32;    ///< keeps cell_grid_of's margin (see there)
@@ -130,17 +131,24 @@ struct cell_list_traversal {
   static_assert(points_per_thread * BlockThreads == cell_list_max_points && cells_per_thread * BlockThreads == cell_list_max_cells);
   static constexpr int neighbourhood = D == 1 ? 3 : (D == 2 ? 9 : 27);  ///< 3^D cells around a cell, itself included
   static constexpr int centre        = (neighbourhood - 1) / 2;        ///< the cell itself, in base-3 offset order
-  /// Per point: its own cell and the cells at positive offsets.
+  /// Per point: its own cell and the cells at positive offsets, each taken by `splits` threads
+  /// (every splits-th point of the cell): a small set's time is the threads' chains of dependent
+  /// steps, not the SM's issue rate.
   static constexpr int segments = centre + 1;
-  /// Points per unit: a thread per (point, segment), in a power of two.
-  static constexpr int owned = BlockThreads / segments >= 512 ? 512
-                               : BlockThreads / segments >= 256 ? 256
-                               : BlockThreads / segments >= 128 ? 128
-                                                                : 64;
-  static_assert(owned * segments <= BlockThreads);
-  /// The binned points (x, y, z, index) and the cells' starts (one past the last: the end).
+  static constexpr int splits   = 2;
+  static constexpr int items    = segments * splits;  ///< threads per own point
+  /// Points per unit: a thread per (point, segment, split), in a power of two.
+  static constexpr int owned = BlockThreads / items >= 512 ? 512
+                               : BlockThreads / items >= 256 ? 256
+                               : BlockThreads / items >= 128 ? 128
+                               : BlockThreads / items >= 64  ? 64
+                                                             : 32;
+  static_assert(owned * items <= BlockThreads);
+  /// The points in index order (x, y, z), binned by cell (x, y, z, index), and the cells' starts
+  /// (one past the last: the end). The index-ordered copy serves each unit's own points from shared
+  /// memory instead of a second round trip to L2.
   static constexpr std::size_t dynamic_bytes =
-    (cell_list_max_points * sizeof(float4) + (cell_list_max_cells + 1) * sizeof(int) + 127) / 128 * 128;
+    (2 * cell_list_max_points * sizeof(float4) + (cell_list_max_cells + 1) * sizeof(int) + 127) / 128 * 128;
   // A block's counters take at most (owned points) x n + n^2 / 2 increments: far below 2^32.
   static_assert(static_cast<unsigned long long>(cell_list_max_points) * cell_list_max_points < (1ull << 32));
 
@@ -156,14 +164,16 @@ struct cell_list_traversal {
 
   params const& p;
   temp_storage& storage;
+  float4* indexed;
   float4* binned;
   int* start;
 
   __device__ cell_list_traversal(params const& p_, temp_storage& s, unsigned char* dynamic)
     : p(p_),
       storage(s),
-      binned(reinterpret_cast<float4*>(dynamic)),
-      start(reinterpret_cast<int*>(dynamic + cell_list_max_points * sizeof(float4)))
+      indexed(reinterpret_cast<float4*>(dynamic)),
+      binned(reinterpret_cast<float4*>(dynamic) + cell_list_max_points),
+      start(reinterpret_cast<int*>(dynamic + 2 * cell_list_max_points * sizeof(float4)))
   {
   }
 
@@ -222,8 +232,14 @@ TWOBODY_UNROLL
   {
     int const n = static_cast<int>(p.a.size);
     for (int c = threadIdx.x; c <= cell_list_max_cells; c += BlockThreads) { start[c] = 0; }
-    __syncthreads();
+    // All loads first: one round trip to L2, not one per point (the atomics below would order them).
     point_t q[points_per_thread];
+TWOBODY_UNROLL
+    for (int k = 0; k < points_per_thread; ++k) {
+      int const i = threadIdx.x + k * BlockThreads;
+      if (i < n) { q[k] = p.a.load_readonly(i); }
+    }
+    __syncthreads();
     int cell[points_per_thread], rank[points_per_thread];
     bool stray = false;
 TWOBODY_UNROLL
@@ -231,7 +247,10 @@ TWOBODY_UNROLL
       int const i = threadIdx.x + k * BlockThreads;
       cell[k]     = -1;
       if (i < n) {
-        q[k] = p.a.load_readonly(i);
+        float v[3] = {0.f, 0.f, 0.f};
+TWOBODY_UNROLL
+        for (int d = 0; d < D; ++d) { v[d] = q[k].x[d]; }
+        indexed[i] = make_float4(v[0], v[1], v[2], 0.f);
         int c[D];
         if (cell_of(q[k], c)) {
           cell[k] = linear(c);
@@ -254,69 +273,75 @@ TWOBODY_UNROLL
 TWOBODY_UNROLL
     for (int k = 0; k < points_per_thread; ++k) {
       if (cell[k] >= 0) {
-        float v[3] = {0.f, 0.f, 0.f};
-TWOBODY_UNROLL
-        for (int d = 0; d < D; ++d) { v[d] = q[k].x[d]; }
-        binned[start[cell[k]] + rank[k]] = make_float4(v[0], v[1], v[2], __int_as_float(threadIdx.x + k * BlockThreads));
+        int const i    = threadIdx.x + k * BlockThreads;
+        float4 const b = indexed[i];
+        binned[start[cell[k]] + rank[k]] = make_float4(b.x, b.y, b.z, __int_as_float(i));
       }
     }
     __syncthreads();
     return false;
   }
 
-  /// Point i against segment `seg` of its neighbourhood: 0 its own cell (partners of larger
-  /// index), s > 0 the cell at the s-th positive offset (all its points).
+  /// Point i against share `split` of segment `seg` of its neighbourhood: 0 its own cell
+  /// (partners of larger index), s > 0 the cell at the s-th positive offset (all its points).
   template <class Visitor>
-  __device__ __forceinline__ void visit_cells(int i, int seg, Visitor& out) const
+  __device__ __forceinline__ void visit_cells(int i, int seg, int split, Visitor& out) const
   {
-    point_t const a = p.a.load_readonly(i);
+    point_t const a = point_of(indexed[i]);
     int c[D];
     cell_of(a, c);
     int const k     = seg == 0 ? linear(c) : neighbour(c, centre + seg);
-    int const begin = start[k], end = start[k + 1];
-    for (int j = begin; j < end; ++j) {
+    int const begin = start[k] + split, end = start[k + 1];
+#pragma unroll 4
+    for (int j = begin; j < end; j += splits) {
       float4 const b  = binned[j];
       int const index = __float_as_int(b.w);
       out.visit(0, a, point_of(b), i, index, unweighted{}, seg != 0 || index > i);
     }
   }
 
-  /// Point i against share `seg` of its partners of larger index (some point lies in no cell).
+  /// Point i against share `share` (of `items`) of its partners of larger index (some point lies
+  /// in no cell).
   template <class Visitor>
-  __device__ __forceinline__ void visit_all(int i, int seg, Visitor& out) const
+  __device__ __forceinline__ void visit_all(int i, int share, Visitor& out) const
   {
-    int const n       = static_cast<int>(p.a.size);
+    int const n        = static_cast<int>(p.a.size);
     int const partners = n - 1 - i;
-    int const share   = (partners + segments - 1) / segments;
-    int const begin   = i + 1 + seg * share;
-    int const end     = begin + share < n ? begin + share : n;
-    point_t const a   = p.a.load_readonly(i);
-    for (int j = begin; j < end; ++j) { out.visit(0, a, p.a.load_readonly(j), i, j, unweighted{}, true); }
+    int const length   = (partners + items - 1) / items;
+    int const begin    = i + 1 + share * length;
+    int const end      = begin + length < n ? begin + length : n;
+    point_t const a   = point_of(indexed[i]);
+    for (int j = begin; j < end; ++j) { out.visit(0, a, point_of(indexed[j]), i, j, unweighted{}, true); }
   }
 
-  /// The pairs no block visits, to the outside slot: those of this block's share of the cells
-  /// with points of cells of larger index that are not their neighbours.
+  /// The pairs no block visits, to the outside slot: those of each cell with the points of cells
+  /// of larger index that are not its neighbours. A warp per cell of this block's share (the
+  /// grid's warps take the cells in turn), a lane per neighbour: lane `centre` adds the cell's
+  /// points times the points of all later cells, the others take away those of their neighbour
+  /// if it is later. The warp's sum (mod 2^32, of a count below 2^32) is the cell's.
   template <class Visitor>
   __device__ void count_unvisited(Visitor& out) const
   {
     int const total    = p.grid.total();
     int const in_cells = start[cell_list_max_cells];
-    unsigned unvisited = 0;  // (at most n^2 / 2 < 2^32)
-    for (int k = blockIdx.x * BlockThreads + threadIdx.x; k < total; k += gridDim.x * BlockThreads) {
-      int const count = start[k + 1] - start[k];
-      if (count == 0) { continue; }
+    int const lane     = static_cast<int>(threadIdx.x & 31);
+    int const warps    = gridDim.x * (BlockThreads / 32);
+    unsigned unvisited = 0;
+    for (int k = blockIdx.x * (BlockThreads / 32) + static_cast<int>(threadIdx.x / 32); k < total; k += warps) {
+      unsigned const count = static_cast<unsigned>(start[k + 1] - start[k]);
+      if (count == 0) { continue; }  // (warp-uniform)
       int c[D];
       decode(k, c);
-      int later = in_cells - start[k + 1];
-      for (int v = 0; v < neighbourhood; ++v) {
-        int const m = neighbour(c, v);
-        if (m > k) { later -= start[m + 1] - start[m]; }
+      if (lane == centre) {
+        unvisited += count * static_cast<unsigned>(in_cells - start[k + 1]);
+      } else if (lane < neighbourhood) {
+        int const m = neighbour(c, lane);
+        if (m > k) { unvisited -= count * static_cast<unsigned>(start[m + 1] - start[m]); }
       }
-      unvisited += static_cast<unsigned>(count) * static_cast<unsigned>(later);
     }
 TWOBODY_UNROLL
     for (int lane_mask = 16; lane_mask > 0; lane_mask /= 2) { unvisited += __shfl_xor_sync(0xffffffffu, unvisited, lane_mask); }
-    if ((threadIdx.x & 31) == 0 && unvisited != 0) { out.count_outside(unvisited); }
+    if (lane == 0 && unvisited != 0) { out.count_outside(unvisited); }
   }
 
   template <class Units, class Visitor>
@@ -328,14 +353,14 @@ TWOBODY_UNROLL
     while (units.next(unit)) {
       out.begin_unit();
       int const first = static_cast<int>(unit) * owned;
-      for (int item = threadIdx.x; item < owned * segments; item += BlockThreads) {
-        int const i   = first + item % owned;
-        int const seg = item / owned;
+      for (int item = threadIdx.x; item < owned * items; item += BlockThreads) {
+        int const i    = first + item % owned;
+        int const part = item / owned;
         if (i < n) {
           if (stray) {
-            visit_all(i, seg, out);
+            visit_all(i, part, out);
           } else {
-            visit_cells(i, seg, out);
+            visit_cells(i, part % segments, part / segments, out);
           }
         }
       }

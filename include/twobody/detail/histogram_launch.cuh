@@ -150,24 +150,34 @@ struct cell_list_kernel {
   static constexpr auto kernel = &pair_engine_kernel<traversal, visitor, static_units>;
 };
 
-/// Whether the one-call histogram of `pairs` takes the cells of f's box (cell_list_traversal.cuh):
-/// a self set of 2 to cell_list_max_points points whose statistic's reach leaves at least 3
-/// cells per axis, and at most cell_list_max_share of all pairs to visit.
+/// Whether the cells of f's box serve `pairs` (cell_list_traversal.cuh): a self set of 2 to
+/// cell_list_max_points points, a statistic whose reach leaves at least 3 cells per axis, and
+/// one copy of the slots beside the cells' own shared memory.
 template <class Points, class F, class Binning>
-bool cell_list_pays(pair_set<Points> const& pairs, F const& f, Binning const& bins)
+bool cell_list_serves(pair_set<Points> const& pairs, F const& f, Binning const& bins)
 {
   if constexpr (cell_list_serves_v<Points, F, Binning>) {
-    if (pairs.mode != pair_mode::self || pairs.a.size < 2 || pairs.a.size > cell_list_max_points) { return false; }
-    // (One copy of the slots beside the cells' own shared memory: far fewer slots than fit.)
-    if (bins.size() >= (1 << 14)) { return false; }
-    cell_grid<Points::dims> const g = cell_grid_of(f, bins);
-    return g.usable() && g.visited_share() <= cell_list_max_share;
+    return pairs.mode == pair_mode::self && pairs.a.size >= 2 && pairs.a.size <= cell_list_max_points &&
+           bins.size() < (1 << 14) && cell_grid_of(f, bins).usable();
   } else {
     return false;
   }
 }
 
-/// Launches the histogram over the cells of f's box (pairs for which cell_list_pays), zeroing
+/// Whether the one-call histogram of `pairs` takes the cells of f's box: where they serve it,
+/// from cell_list_min_points points, and with at most cell_list_max_share of all pairs to visit.
+template <class Points, class F, class Binning>
+bool cell_list_pays(pair_set<Points> const& pairs, F const& f, Binning const& bins)
+{
+  if constexpr (cell_list_serves_v<Points, F, Binning>) {
+    return cell_list_serves(pairs, f, bins) && pairs.a.size >= cell_list_min_points &&
+           cell_grid_of(f, bins).visited_share() <= cell_list_max_share;
+  } else {
+    return false;
+  }
+}
+
+/// Launches the histogram over the cells of f's box (pairs they serve), zeroing
 /// d_counts first as launch_privatized does (in the kernel where launches are cooperative); with
 /// `mirror`, its last block copies the result there instead. Returns whether it did.
 template <class Points, class F, class Binning, class Count>
@@ -176,7 +186,7 @@ bool launch_cell_list(pair_set<Points> const& dev, F const& f, Binning const& bi
 {
   using K       = cell_list_kernel<Points, F, Binning, Count>;
   using Counter = shared_counter_t<Count>;
-  TWOBODY_EXPECTS(cell_list_pays(dev, f, bins), "histogram: a cell-list plan for pairs its cells do not serve");
+  TWOBODY_EXPECTS(cell_list_serves(dev, f, bins), "histogram: a cell-list plan for pairs its cells do not serve");
   int const slots         = bins.size() + 1;
   std::size_t const smem  = launch_smem<typename K::traversal, K::kernel>(sizeof(Counter) * static_cast<std::size_t>(slots));
   auto const n            = static_cast<unsigned long long>(dev.a.size);
