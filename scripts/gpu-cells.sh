@@ -3,8 +3,10 @@
 # carried in .bin/ (scripts/gpu-carried.sh): test_gpu_cell_list and compute-sanitizer on it, then
 # bench_frames' floor rows of .bin/bench_frames_base and .bin/bench_frames in rounds alternating
 # the order (base, new, new, base), and Nsight Compute on each binary's RDF kernel at 4096 points.
-#   TESTS       test binaries in .bin/ to run as well (default: none)
+#   TESTS       the test binaries in .bin/ to run (default: test_gpu_cell_list; the sanitizers run
+#               where it is among them)
 #   SKIP_BENCH  1: tests only
+#   SIZES, ROWS the bench's --sizes (default 256,1024,4096) and row filter (the floor rows)
 # Results in $OUT (tests/, sanitizer logs, bench/BINARY_ROUND.json, profile/).
 source "$(dirname "$0")/gpu-carried.sh" "$@"
 mkdir -p "$OUT/tests" "$OUT/bench" "$OUT/profile"
@@ -14,8 +16,10 @@ run_test() {
   echo "$t rc=$rc passed=$(grep -c '^\[       OK' "$log") failed=$(grep -c '^\[  FAILED  \] [A-Z]' "$log")"
   [[ $rc -ne 0 ]] && grep -B2 -A10 'Failure' "$log" | head -40
 }
-for t in test_gpu_cell_list ${TESTS:-}; do run_test "$t"; done | tee "$OUT/tests.txt"
+TESTS=${TESTS:-test_gpu_cell_list}
+for t in $TESTS; do run_test "$t"; done | tee "$OUT/tests.txt"
 for tool in memcheck racecheck synccheck; do
+  [[ " $TESTS " == *" test_gpu_cell_list "* ]] || break
   filter='GpuCellList.*'
   [[ $tool == racecheck ]] && filter='GpuCellList.AnisotropicBoxesAndTwoDimensions:GpuCellList.StrayPointsVisitEveryPair'
   timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 .bin/test_gpu_cell_list --gtest_filter="$filter" \
