@@ -315,7 +315,8 @@ TEST(GpuCellList, CapturedAndReplayed)
   int const replays = 100;
   for (int r = 0; r < replays; ++r) {
     ASSERT_EQ(cudaGraphLaunch(exec_graph, st), cudaSuccess);
-    thrust::transform(thrust::cuda::par.on(st), acc.begin(), acc.end(), d.begin(), acc.begin(), thrust::plus<unsigned long long>{});
+    thrust::transform(thrust::cuda::par.on(st), acc.begin(), acc.end(), d.begin(), acc.begin(),
+                      thrust::plus<unsigned long long>{});
   }
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
   std::vector<unsigned long long> const got(acc.begin(), acc.end());

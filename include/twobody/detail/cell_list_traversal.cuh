@@ -35,7 +35,9 @@
 
 namespace twobody::detail {
 
-inline constexpr int cell_list_min_points   = 2048;  ///< the smallest set the one-call histogram takes them for (below, the tiles are faster)
+/// The smallest set the one-call histogram takes the cells for (below it the tiles measured faster:
+/// benchmarks/results/cells-h200-2026-12-02/).
+inline constexpr int cell_list_min_points   = 2048;
 inline constexpr int cell_list_max_points   = 4096;  ///< the largest set (its points sit in shared memory)
 inline constexpr int cell_list_max_cells    = 4096;  ///< the most cells (their starts sit in shared memory)
 inline constexpr int cell_list_max_per_axis = 32;    ///< keeps cell_grid_of's margin (see there)
@@ -128,7 +130,8 @@ struct cell_list_traversal {
   static constexpr int min_blocks_per_sm = 1;
   static constexpr int points_per_thread = cell_list_max_points / BlockThreads;
   static constexpr int cells_per_thread  = cell_list_max_cells / BlockThreads;
-  static_assert(points_per_thread * BlockThreads == cell_list_max_points && cells_per_thread * BlockThreads == cell_list_max_cells);
+  static_assert(points_per_thread * BlockThreads == cell_list_max_points &&
+                cells_per_thread * BlockThreads == cell_list_max_cells);
   static constexpr int neighbourhood = D == 1 ? 3 : (D == 2 ? 9 : 27);  ///< 3^D cells around a cell, itself included
   static constexpr int centre        = (neighbourhood - 1) / 2;        ///< the cell itself, in base-3 offset order
   /// Per point: its own cell and the cells at positive offsets, each taken by `splits` threads

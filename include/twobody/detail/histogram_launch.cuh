@@ -145,7 +145,8 @@ void launch_spilling(pair_set<Points> const& dev, F const& f, Binning const& bin
 template <class Points, class F, class Binning, class Count>
 struct cell_list_kernel {
   using traversal = cell_list_traversal<Points>;
-  using agent     = privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, traversal::block_threads, window_mode::none>;
+  using agent =
+    privatized_histogram_agent<Binning, Count, shared_counter_t<Count>, traversal::block_threads, window_mode::none>;
   using visitor   = statistic_visitor<agent, F>;
   static constexpr auto kernel = &pair_engine_kernel<traversal, visitor, static_units>;
 };

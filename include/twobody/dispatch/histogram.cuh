@@ -165,15 +165,6 @@ policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning
   }
 }
 
-}  // namespace detail
-
-/// The plan the one-call histogram runs for these arguments: input policy, private copies,
-/// occupancy and predicted time from the cost model (model/policy.cuh). Needs a GPU (it reads
-/// the kernels' register counts); TWOBODY_POLICY forces parts of it. Histograms past shared
-/// memory may take a spilling plan, chosen from a sample of the pairs' bins (one small kernel
-/// and a synchronous copy on `stream`; not while `stream` is being captured).
-namespace detail {
-
 /// plan_histogram over tiles (the cost model's plan).
 template <class Count, class Points, class F, class Binning>
 policy_plan plan_histogram_tiles(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream)
@@ -194,6 +185,13 @@ policy_plan plan_histogram_tiles(pair_set<Points> const& pairs, F const& f, Binn
 
 }  // namespace detail
 
+/// The plan the one-call histogram runs for these arguments: input policy, private copies,
+/// occupancy and predicted time from the cost model (model/policy.cuh). Needs a GPU (it reads
+/// the kernels' register counts); TWOBODY_POLICY forces parts of it. Histograms past shared
+/// memory may take a spilling plan, chosen from a sample of the pairs' bins (one small kernel
+/// and a synchronous copy on `stream`; not while `stream` is being captured).
+/// Small self sets of a short-range statistic in a wide periodic box take the cells of the box
+/// instead (`input cell_list`, docs/small-sets.md); a forced plan keeps the tiles.
 template <class Count = void, class Points, class F, class Binning>
 policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, cudaStream_t stream = 0)
 {

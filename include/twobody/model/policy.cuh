@@ -158,7 +158,7 @@ struct policy_plan {
   std::string to_string() const
   {
     std::ostringstream s;
-    s << "input " << (cell_list ? std::string("cell_list<1024>") : input.name()) << ", output " << twobody::to_string(output);
+    s << "input " << (cell_list ? std::string("cell_list") : input.name()) << ", output " << twobody::to_string(output);
     if (output == output_kind::warp_privatized) { s << "{" << copies << "}"; }
     if (output == output_kind::cluster_privatized) { s << "{" << cluster << " blocks, " << copies << " copies}"; }
     if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
