@@ -7,6 +7,7 @@
 #               where it is among them)
 #   SKIP_BENCH  1: tests only
 #   SIZES, ROWS the bench's --sizes (default 256,1024,4096) and row filter (the floor rows)
+#   BENCHES     the two bench binaries in .bin/ to alternate (default: bench_frames_base bench_frames)
 # Results in $OUT (tests/, sanitizer logs, bench/BINARY_ROUND.json, profile/).
 source "$(dirname "$0")/gpu-carried.sh" "$@"
 mkdir -p "$OUT/tests" "$OUT/bench" "$OUT/profile"
@@ -33,9 +34,10 @@ round() {  # binary name, round
     --benchmark_out_format=json > "$OUT/bench/$1_$2.log" 2>&1
   echo "$1 round $2 rc=$?"
 }
-round bench_frames_base 1; round bench_frames 1; round bench_frames 2; round bench_frames_base 2
+read -r before after <<< "${BENCHES:-bench_frames_base bench_frames}"
+round "$before" 1; round "$after" 1; round "$after" 2; round "$before" 2
 python3 scripts/frames_rounds_table.py "$OUT/bench" > "$OUT/table.md" 2>&1; cat "$OUT/table.md"
-for b in bench_frames_base bench_frames; do
+for b in $before $after; do
   timeout 120 ncu --kernel-name regex:pair_engine --launch-skip 3 --launch-count 1 --section SpeedOfLight \
     --section LaunchStats --section Occupancy --metrics smsp__inst_executed.sum,sm__cycles_active.avg \
     ".bin/$b" --sizes=4096 --benchmark_filter='^floor/rdf128/async/4096' --benchmark_repetitions=1 \

@@ -221,15 +221,23 @@ TEST(GpuCellList, MatchesTheTilesTheCpuBackendAndTheReference)
     auto const ref = reference(s, bins);
     check_set(s, bins, n >= detail::cell_list_min_points, &ref);
   }
+  // A shorter reach: 4096 cells.
+  distance_bins<float> const fine(4.7f, 100);
+  ASSERT_GT(edge_margin(fine, 3 * 50 * 50), 1e-5);
+  ASSERT_EQ(cell_grid_of(make_periodic_squared_euclidean(100.f, 100.f, 100.f), fine).total(), 4096);
+  integer_set<3> const s = integer_points<3>(4096, {100.f, 100.f, 100.f}, 5);
+  auto const ref         = reference(s, fine);
+  check_set(s, fine, true, &ref);
 }
 
 // The cell kernel itself at every size it serves, below the sizes the planner gives it too (units
-// of 32 points: partial, whole, one more), and with 3 cells per axis (every cell a neighbour of
-// every other: no pair unvisited); launched directly into a poisoned device output.
+// of 32 points: partial, whole, one more), with 3 cells per axis (every cell a neighbour of every
+// other: no pair unvisited) and with 4096 cells (16 per axis: the block scan's wide form);
+// launched directly into a poisoned device output.
 TEST(GpuCellList, KernelAtEverySize)
 {
   TBT_REQUIRE_GPU();
-  for (float r : {12.3f, 30.7f}) {
+  for (float r : {12.3f, 30.7f, 4.7f}) {
     distance_bins<float> const bins(r, 100);
     ASSERT_GT(edge_margin(bins, 3 * 50 * 50), 1e-5);
     for (int n : {2, 3, 31, 32, 33, 63, 64, 65, 1000}) {

@@ -170,7 +170,10 @@ struct cell_list_traversal {
   float4* indexed;
   float4* binned;
   int* start;
+  point_t q[points_per_thread];  ///< this thread's points, loaded by the constructor
 
+  /// Zeroes the cells' counts and issues the loads of this thread's points: their round trip to L2
+  /// then passes while the output agent sets up (its zeroing and grid-barrier arrival).
   __device__ cell_list_traversal(params const& p_, temp_storage& s, unsigned char* dynamic)
     : p(p_),
       storage(s),
@@ -178,6 +181,13 @@ struct cell_list_traversal {
       binned(reinterpret_cast<float4*>(dynamic) + cell_list_max_points),
       start(reinterpret_cast<int*>(dynamic + 2 * cell_list_max_points * sizeof(float4)))
   {
+    for (int c = threadIdx.x; c <= cell_list_max_cells; c += BlockThreads) { start[c] = 0; }
+    int const n = static_cast<int>(p.a.size);
+TWOBODY_UNROLL
+    for (int k = 0; k < points_per_thread; ++k) {
+      int const i = threadIdx.x + k * BlockThreads;
+      if (i < n) { q[k] = p.a.load_readonly(i); }
+    }
   }
 
   /// Cell coordinates of `q`; false where a coordinate is outside [0, box] or NaN.
@@ -234,15 +244,7 @@ TWOBODY_UNROLL
   __device__ bool bin_points()
   {
     int const n = static_cast<int>(p.a.size);
-    for (int c = threadIdx.x; c <= cell_list_max_cells; c += BlockThreads) { start[c] = 0; }
-    // All loads first: one round trip to L2, not one per point (the atomics below would order them).
-    point_t q[points_per_thread];
-TWOBODY_UNROLL
-    for (int k = 0; k < points_per_thread; ++k) {
-      int const i = threadIdx.x + k * BlockThreads;
-      if (i < n) { q[k] = p.a.load_readonly(i); }
-    }
-    __syncthreads();
+    __syncthreads();  // (the constructor's zeroing before the counts)
     int cell[points_per_thread], rank[points_per_thread];
     bool stray = false;
 TWOBODY_UNROLL
@@ -264,13 +266,21 @@ TWOBODY_UNROLL
       }
     }
     if (__syncthreads_or(stray ? 1 : 0) != 0) { return true; }
-    int counts[cells_per_thread];
-TWOBODY_UNROLL
-    for (int k = 0; k < cells_per_thread; ++k) { counts[k] = start[threadIdx.x * cells_per_thread + k]; }
+    // The counts' exclusive sum (its barriers order the reads before the writes); one cell per
+    // thread where they fit.
     int in_cells = 0;
-    scan_t(storage.scan).ExclusiveSum(counts, counts, in_cells);  // (its barriers order the reads before the writes)
+    if (p.grid.total() < BlockThreads) {  // (start[total], the end, is then among them)
+      int count = start[threadIdx.x];
+      scan_t(storage.scan).ExclusiveSum(count, count, in_cells);
+      start[threadIdx.x] = count;
+    } else {
+      int counts[cells_per_thread];
 TWOBODY_UNROLL
-    for (int k = 0; k < cells_per_thread; ++k) { start[threadIdx.x * cells_per_thread + k] = counts[k]; }
+      for (int k = 0; k < cells_per_thread; ++k) { counts[k] = start[threadIdx.x * cells_per_thread + k]; }
+      scan_t(storage.scan).ExclusiveSum(counts, counts, in_cells);
+TWOBODY_UNROLL
+      for (int k = 0; k < cells_per_thread; ++k) { start[threadIdx.x * cells_per_thread + k] = counts[k]; }
+    }
     if (threadIdx.x == 0) { start[cell_list_max_cells] = in_cells; }
     __syncthreads();
 TWOBODY_UNROLL
