@@ -209,6 +209,8 @@ TEST(CellGrid, WhichCallsTakeTheCells)
   EXPECT_FALSE((detail::cell_list_serves_v<points<float, 3>, squared_euclidean, distance_bins<float>>));
   EXPECT_FALSE((detail::cell_list_serves_v<points<double, 3>, periodic_squared_euclidean<double, 3>, distance_bins<double>>));
   EXPECT_FALSE((detail::cell_list_serves_v<points<float, 3, true>, periodic_squared_euclidean<float, 3>, distance_bins<float>>));
+  EXPECT_FALSE((detail::cell_list_serves_v<points<float, 1>, periodic_squared_euclidean<float, 1>, distance_bins<float>>));
+  EXPECT_TRUE((detail::cell_list_serves_v<points<float, 2>, periodic_squared_euclidean<float, 2>, distance_bins<float>>));
 }
 
 TEST(GpuCellList, MatchesTheTilesTheCpuBackendAndTheReference)

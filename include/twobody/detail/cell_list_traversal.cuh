@@ -112,14 +112,14 @@ cell_grid<D> cell_grid_of(periodic_squared_euclidean<float, D> const& f, Binning
   return g;
 }
 
-/// Point sets, functors and bin maps the cells serve: unweighted float points in 1 to 3
-/// dimensions, the minimum image of their periodic box, bins that send every value past a
-/// threshold to the outside slot (distance_bins).
+/// Point sets, functors and bin maps the cells serve: unweighted float points in 2 or 3
+/// dimensions (the ones tested on the GPU), the minimum image of their periodic box, bins that
+/// send every value past a threshold to the outside slot (distance_bins).
 template <class Points, class F, class Binning>
 inline constexpr bool cell_list_serves_v = false;
 template <int D, class Binning>
 inline constexpr bool cell_list_serves_v<points<float, D, false>, periodic_squared_euclidean<float, D>, Binning> =
-  D <= 3 && has_outside_threshold<Binning>::value;
+  (D == 2 || D == 3) && has_outside_threshold<Binning>::value;
 
 template <class Points, int BlockThreads = 1024>
 struct cell_list_traversal {
