@@ -66,6 +66,24 @@ constexpr unsigned long long max_increments_per_tile()
   }
 }
 
+/// How a one-pass privatized kernel with params `p` (of p.window_size slots of p.counts) finds its
+/// output zero: given `mirror` (mapped host memory and the ticket of p.counts' zeroed scratch), it
+/// counts into that scratch and its last block copies the result out; else it zeroes the output
+/// itself behind a grid barrier if `cooperative` launches may be used; else a memset comes first.
+/// Sets p's fields; returns whether the kernel is launched cooperatively.
+template <class Params, class Count>
+bool prepare_one_pass_output(Params& p, result_mirror<Count> mirror, bool cooperative, cudaStream_t stream)
+{
+  if (mirror.to != nullptr && mirror.ticket != nullptr) {
+    p.mirror = mirror.to;
+    p.ticket = mirror.ticket;
+    return false;
+  }
+  if (!cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(p.counts, 0, sizeof(Count) * p.window_size, stream)); }
+  p.zero_counts = cooperative;
+  return cooperative;
+}
+
 /// The privatized-histogram kernel of an input policy (one pass, windows of the bin range, or
 /// one window with the other slots spilled to global atomics).
 template <class Input, class Points, class F, class Binning, class Count, window_mode Mode>
@@ -95,18 +113,12 @@ bool launch_privatized(pair_set<Points> const& dev, F const& f, Binning const& b
   if (layout.passes == 1) {
     using single = privatized_kernel<Input, Points, F, Binning, Count, window_mode::none>;
     launch_plan lp = single::plan(dev, layout.smem);
-    if (mirror.to != nullptr && mirror.ticket != nullptr && lp.grid > 0) {
-      typename single::params p{bins, d_counts, layout.copies, 0, slots, limit};
-      p.mirror = mirror.to;
-      p.ticket = mirror.ticket;
-      single::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
-      return true;
-    }
-    lp.cooperative = Input::tiled && cooperative_launches();
-    if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
-    single::launch(lp, dev, f, typename single::params{bins, d_counts, layout.copies, 0, slots, limit, lp.cooperative}, stream,
-                   boxes_a, boxes_b, sub_tiles);
-    return false;
+    typename single::params p{bins, d_counts, layout.copies, 0, slots, limit};
+    // (Without a block, nothing would copy the result out: the output is zeroed instead.)
+    lp.cooperative = prepare_one_pass_output(p, lp.grid > 0 ? mirror : result_mirror<Count>{},
+                                             Input::tiled && cooperative_launches(), stream);
+    single::launch(lp, dev, f, p, stream, boxes_a, boxes_b, sub_tiles);
+    return p.mirror != nullptr;
   }
   TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream));
   using windowed = privatized_kernel<Input, Points, F, Binning, Count, window_mode::passes>;
@@ -151,18 +163,26 @@ struct cell_list_kernel {
   static constexpr auto kernel = &pair_engine_kernel<traversal, visitor, static_units>;
 };
 
-/// Whether the cells of f's box serve `pairs` (cell_list_traversal.cuh): a self set of 2 to
+/// The cells of f's box where they serve `pairs` (cell_list_traversal.cuh): a self set of 2 to
 /// cell_list_max_points points, a statistic whose reach leaves at least 3 cells per axis, and
-/// one copy of the slots beside the cells' own shared memory.
+/// one copy of the slots beside the cells' own shared memory; else a grid that is not usable().
+template <class Points, class F, class Binning>
+cell_grid<Points::dims> cell_list_grid(pair_set<Points> const& pairs, F const& f, Binning const& bins)
+{
+  if constexpr (cell_list_serves_v<Points, F, Binning>) {
+    bool const served = pairs.mode == pair_mode::self && pairs.a.size >= 2 && pairs.a.size <= cell_list_max_points &&
+                        bins.size() < (1 << 14);
+    return served ? cell_grid_of(f, bins) : cell_grid<Points::dims>{};
+  } else {
+    return {};
+  }
+}
+
+/// Whether the cells of f's box serve `pairs` (cell_list_grid).
 template <class Points, class F, class Binning>
 bool cell_list_serves(pair_set<Points> const& pairs, F const& f, Binning const& bins)
 {
-  if constexpr (cell_list_serves_v<Points, F, Binning>) {
-    return pairs.mode == pair_mode::self && pairs.a.size >= 2 && pairs.a.size <= cell_list_max_points &&
-           bins.size() < (1 << 14) && cell_grid_of(f, bins).usable();
-  } else {
-    return false;
-  }
+  return cell_list_grid(pairs, f, bins).usable();
 }
 
 /// Whether the one-call histogram of `pairs` takes the cells of f's box: where they serve it,
@@ -170,12 +190,8 @@ bool cell_list_serves(pair_set<Points> const& pairs, F const& f, Binning const& 
 template <class Points, class F, class Binning>
 bool cell_list_pays(pair_set<Points> const& pairs, F const& f, Binning const& bins)
 {
-  if constexpr (cell_list_serves_v<Points, F, Binning>) {
-    return cell_list_serves(pairs, f, bins) && pairs.a.size >= cell_list_min_points &&
-           cell_grid_of(f, bins).visited_share() <= cell_list_max_share;
-  } else {
-    return false;
-  }
+  auto const g = cell_list_grid(pairs, f, bins);
+  return g.usable() && pairs.a.size >= cell_list_min_points && g.visited_share() <= cell_list_max_share;
 }
 
 /// Launches the histogram over the cells of f's box (pairs they serve), zeroing
@@ -187,26 +203,19 @@ bool launch_cell_list(pair_set<Points> const& dev, F const& f, Binning const& bi
 {
   using K       = cell_list_kernel<Points, F, Binning, Count>;
   using Counter = shared_counter_t<Count>;
-  TWOBODY_EXPECTS(cell_list_serves(dev, f, bins), "histogram: a cell-list plan for pairs its cells do not serve");
+  typename K::traversal::params const walk{dev.a, cell_list_grid(dev, f, bins)};
+  TWOBODY_EXPECTS(walk.grid.usable(), "histogram: a cell-list plan for pairs its cells do not serve");
   int const slots         = bins.size() + 1;
   std::size_t const smem  = launch_smem<typename K::traversal, K::kernel>(sizeof(Counter) * static_cast<std::size_t>(slots));
   auto const n            = static_cast<unsigned long long>(dev.a.size);
   unsigned long long const units = (n + K::traversal::owned - 1) / K::traversal::owned;
   int const grid          = persistent_grid(K::kernel, K::traversal::block_threads, smem, units);
-  typename K::traversal::params const walk{dev.a, cell_grid_of(f, bins)};
   typename K::agent::params p{bins, d_counts, 1, 0, slots, flush_limit_for<Counter>(K::traversal::owned * n)};
-  bool const mirrored = mirror.to != nullptr && mirror.ticket != nullptr;
-  if (mirrored) {
-    p.mirror = mirror.to;
-    p.ticket = mirror.ticket;
-  }
-  bool const cooperative = !mirrored && cooperative_launches();
-  if (!mirrored && !cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * slots, stream)); }
-  p.zero_counts = cooperative;
+  bool const cooperative = prepare_one_pass_output(p, mirror, cooperative_launches(), stream);
   cudaLaunchAttribute attrs[2]{};
   cudaLaunchConfig_t const cfg = launch_config(grid, K::traversal::block_threads, smem, 0, cooperative, stream, attrs);
   TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, K::kernel, walk, typename K::visitor::params{p, f}, static_units::params{units}));
-  return mirrored;
+  return p.mirror != nullptr;
 }
 
 /// The cluster-shared histogram kernel of an input policy (output/cluster_histogram.cuh).
