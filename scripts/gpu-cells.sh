@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Issue 24's cells of the box (detail/cell_list_traversal.cuh) on a GPU machine, from binaries
 # carried in .bin/ (scripts/gpu-carried.sh): test_gpu_cell_list and compute-sanitizer on it, then
-# bench_frames' floor rows of .bin/bench_frames_base and .bin/bench_frames in rounds alternating
-# the order (base, new, new, base), and Nsight Compute on each binary's RDF kernel at 4096 points.
+# bench_frames' floor rows of the BENCHES binaries in two rounds of opposite order (base, new, new,
+# base for two), and Nsight Compute on each binary's RDF kernel at 4096 points.
 #   TESTS       the test binaries in .bin/ to run (default: test_gpu_cell_list; the sanitizers run
 #               where it is among them)
 #   SKIP_BENCH  1: tests only
 #   SIZES, ROWS the bench's --sizes (default 256,1024,4096) and row filter (the floor rows)
-#   BENCHES     the two bench binaries in .bin/ to alternate (default: bench_frames_base bench_frames)
+#   BENCHES     the bench binaries in .bin/ to alternate (default: bench_frames_base bench_frames):
+#               round 1 in that order, round 2 in the reverse order
 # Results in $OUT (tests/, sanitizer logs, bench/BINARY_ROUND.json, profile/).
 source "$(dirname "$0")/gpu-carried.sh" "$@"
 mkdir -p "$OUT/tests" "$OUT/bench" "$OUT/profile"
@@ -34,10 +35,11 @@ round() {  # binary name, round
     --benchmark_out_format=json > "$OUT/bench/$1_$2.log" 2>&1
   echo "$1 round $2 rc=$?"
 }
-read -r before after <<< "${BENCHES:-bench_frames_base bench_frames}"
-round "$before" 1; round "$after" 1; round "$after" 2; round "$before" 2
+read -ra benches <<< "${BENCHES:-bench_frames_base bench_frames}"
+for b in "${benches[@]}"; do round "$b" 1; done
+for ((k = ${#benches[@]} - 1; k >= 0; --k)); do round "${benches[k]}" 2; done
 python3 scripts/frames_rounds_table.py "$OUT/bench" > "$OUT/table.md" 2>&1; cat "$OUT/table.md"
-for b in $before $after; do
+for b in "${benches[@]}"; do
   timeout 120 ncu --kernel-name regex:pair_engine --launch-skip 3 --launch-count 1 --section SpeedOfLight \
     --section LaunchStats --section Occupancy --metrics smsp__inst_executed.sum,sm__cycles_active.avg \
     ".bin/$b" --sizes=4096 --benchmark_filter='^floor/rdf128/async/4096' --benchmark_repetitions=1 \

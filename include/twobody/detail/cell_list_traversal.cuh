@@ -147,11 +147,13 @@ struct cell_list_traversal {
                                : BlockThreads / items >= 64  ? 64
                                                              : 32;
   static_assert(owned * items <= BlockThreads);
-  /// The points in index order (x, y, z), binned by cell (x, y, z, index), and the cells' starts
-  /// (one past the last: the end). The index-ordered copy serves each unit's own points from shared
-  /// memory instead of a second round trip to L2.
+  /// The points binned by cell (x, y, z, index), each point's place there (by index: what a
+  /// unit's own points are found by) and the cells' starts (one past the last: the end), just
+  /// over 96 KiB. The scatter takes the points from registers; an index-ordered copy in shared
+  /// memory took 64 KiB more and every block 4096 more 16-byte stores and loads (0.1-0.2 us of a
+  /// call at 2048 and 3072 points, benchmarks/results/cells-phases-h200-2026-12-02/).
   static constexpr std::size_t dynamic_bytes =
-    (2 * cell_list_max_points * sizeof(float4) + (cell_list_max_cells + 1) * sizeof(int) + 127) / 128 * 128;
+    (cell_list_max_points * (sizeof(float4) + sizeof(int)) + (cell_list_max_cells + 1) * sizeof(int) + 127) / 128 * 128;
   // A block's counters take at most (owned points) x n + n^2 / 2 increments: far below 2^32.
   static_assert(static_cast<unsigned long long>(cell_list_max_points) * cell_list_max_points < (1ull << 32));
 
@@ -167,19 +169,19 @@ struct cell_list_traversal {
 
   params const& p;
   temp_storage& storage;
-  float4* indexed;
   float4* binned;
+  int* position;
   int* start;
-  point_t q[points_per_thread];  ///< this thread's points, loaded by the constructor
+  point_t q[points_per_thread];  ///< this thread's points to bin, loaded by the constructor
 
   /// Zeroes the cells' counts and issues the loads of this thread's points: their round trip to L2
   /// then passes while the output agent sets up (its zeroing and grid-barrier arrival).
   __device__ cell_list_traversal(params const& p_, temp_storage& s, unsigned char* dynamic)
     : p(p_),
       storage(s),
-      indexed(reinterpret_cast<float4*>(dynamic)),
-      binned(reinterpret_cast<float4*>(dynamic) + cell_list_max_points),
-      start(reinterpret_cast<int*>(dynamic + 2 * cell_list_max_points * sizeof(float4)))
+      binned(reinterpret_cast<float4*>(dynamic)),
+      position(reinterpret_cast<int*>(dynamic + cell_list_max_points * sizeof(float4))),
+      start(position + cell_list_max_points)
   {
     for (int c = threadIdx.x; c <= cell_list_max_cells; c += BlockThreads) { start[c] = 0; }
     int const n = static_cast<int>(p.a.size);
@@ -239,27 +241,34 @@ TWOBODY_UNROLL
     for (int d = 0; d < D; ++d) { r.x[d] = v[d]; }
     return r;
   }
+  /// q and index i as a binned entry (x, y, z, index).
+  __device__ __forceinline__ static float4 entry_of(point_t const& q, int i)
+  {
+    float v[3] = {0.f, 0.f, 0.f};
+TWOBODY_UNROLL
+    for (int d = 0; d < D; ++d) { v[d] = q.x[d]; }
+    return make_float4(v[0], v[1], v[2], __int_as_float(i));
+  }
 
   /// Bins every point into the cells (block-wide). Returns whether some point lies in no cell.
   __device__ bool bin_points()
   {
     int const n = static_cast<int>(p.a.size);
     __syncthreads();  // (the constructor's zeroing before the counts)
-    int cell[points_per_thread], rank[points_per_thread];
+    // Cell and rank in the cell, packed (cell * 2^12 + rank: both below 4096), -1 for none: the
+    // points stay in registers until the scatter, which leaves few for these.
+    static_assert(cell_list_max_cells <= 4096 && cell_list_max_points <= 4096);
+    int slot[points_per_thread];
     bool stray = false;
 TWOBODY_UNROLL
     for (int k = 0; k < points_per_thread; ++k) {
       int const i = threadIdx.x + k * BlockThreads;
-      cell[k]     = -1;
+      slot[k]     = -1;
       if (i < n) {
-        float v[3] = {0.f, 0.f, 0.f};
-TWOBODY_UNROLL
-        for (int d = 0; d < D; ++d) { v[d] = q[k].x[d]; }
-        indexed[i] = make_float4(v[0], v[1], v[2], 0.f);
         int c[D];
         if (cell_of(q[k], c)) {
-          cell[k] = linear(c);
-          rank[k] = atomicAdd(start + cell[k], 1);
+          int const cell = linear(c);
+          slot[k]        = cell << 12 | atomicAdd(start + cell, 1);
         } else {
           stray = true;
         }
@@ -285,22 +294,22 @@ TWOBODY_UNROLL
     __syncthreads();
 TWOBODY_UNROLL
     for (int k = 0; k < points_per_thread; ++k) {
-      if (cell[k] >= 0) {
-        int const i    = threadIdx.x + k * BlockThreads;
-        float4 const b = indexed[i];
-        binned[start[cell[k]] + rank[k]] = make_float4(b.x, b.y, b.z, __int_as_float(i));
+      if (slot[k] >= 0) {
+        int const i  = threadIdx.x + k * BlockThreads;
+        int const at = start[slot[k] >> 12] + (slot[k] & 4095);
+        binned[at]   = entry_of(q[k], i);
+        position[i]  = at;
       }
     }
     __syncthreads();
     return false;
   }
 
-  /// Point i against share `split` of segment `seg` of its neighbourhood: 0 its own cell
+  /// Point i (a) against share `split` of segment `seg` of its neighbourhood: 0 its own cell
   /// (partners of larger index), s > 0 the cell at the s-th positive offset (all its points).
   template <class Visitor>
-  __device__ __forceinline__ void visit_cells(int i, int seg, int split, Visitor& out) const
+  __device__ __forceinline__ void visit_cells(int i, point_t const& a, int seg, int split, Visitor& out) const
   {
-    point_t const a = point_of(indexed[i]);
     int c[D];
     cell_of(a, c);
     int const k     = seg == 0 ? linear(c) : neighbour(c, centre + seg);
@@ -313,18 +322,17 @@ TWOBODY_UNROLL
     }
   }
 
-  /// Point i against share `share` (of `items`) of its partners of larger index (some point lies
-  /// in no cell).
+  /// Point i (a) against share `share` (of `items`) of its partners of larger index, read from L2
+  /// (some point lies in no cell: a set the cells prove nothing for, not a fast path).
   template <class Visitor>
-  __device__ __forceinline__ void visit_all(int i, int share, Visitor& out) const
+  __device__ __forceinline__ void visit_all(int i, point_t const& a, int share, Visitor& out) const
   {
     int const n        = static_cast<int>(p.a.size);
     int const partners = n - 1 - i;
     int const length   = (partners + items - 1) / items;
     int const begin    = i + 1 + share * length;
     int const end      = begin + length < n ? begin + length : n;
-    point_t const a   = point_of(indexed[i]);
-    for (int j = begin; j < end; ++j) { out.visit(0, a, point_of(indexed[j]), i, j, unweighted{}, true); }
+    for (int j = begin; j < end; ++j) { out.visit(0, a, p.a.load_readonly(j), i, j, unweighted{}, true); }
   }
 
   /// The pairs no block visits, to the outside slot: those of each cell with the points of cells
@@ -360,21 +368,20 @@ TWOBODY_UNROLL
   template <class Units, class Visitor>
   __device__ void run(Units& units, Visitor& out)
   {
-    bool const stray = bin_points();
     int const n      = static_cast<int>(p.a.size);
+    bool const stray = bin_points();
     unsigned long long unit;
     while (units.next(unit)) {
       out.begin_unit();
-      int const first = static_cast<int>(unit) * owned;
-      for (int item = threadIdx.x; item < owned * items; item += BlockThreads) {
-        int const i    = first + item % owned;
-        int const part = item / owned;
-        if (i < n) {
-          if (stray) {
-            visit_all(i, part, out);
-          } else {
-            visit_cells(i, part % segments, part / segments, out);
-          }
+      int const item = static_cast<int>(threadIdx.x);  // (one item per thread: owned * items <= BlockThreads)
+      int const i    = static_cast<int>(unit) * owned + item % owned;
+      int const part = item / owned;
+      if (item < owned * items && i < n) {
+        if (stray) {
+          visit_all(i, p.a.load_readonly(i), part, out);
+        } else {
+          point_t const own = point_of(binned[position[i]]);
+          visit_cells(i, own, part % segments, part / segments, out);
         }
       }
       // Every counter took at most one increment per pair of the unit's points.
