@@ -255,9 +255,10 @@ TWOBODY_UNROLL
   {
     int const n = static_cast<int>(p.a.size);
     __syncthreads();  // (the constructor's zeroing before the counts)
-    // Cell and rank in the cell, packed (cell * 2^12 + rank: both below 4096), -1 for none: the
-    // points stay in registers until the scatter, which leaves few for these.
-    static_assert(cell_list_max_cells <= 4096 && cell_list_max_points <= 4096);
+    // Cell and rank in the cell, packed (cell * 2^rank_bits + rank), -1 for none: the points stay
+    // in registers until the scatter, which leaves few for these.
+    constexpr int rank_bits = 12;
+    static_assert(cell_list_max_cells <= (1 << rank_bits) && cell_list_max_points <= (1 << rank_bits));
     int slot[points_per_thread];
     bool stray = false;
 TWOBODY_UNROLL
@@ -268,7 +269,7 @@ TWOBODY_UNROLL
         int c[D];
         if (cell_of(q[k], c)) {
           int const cell = linear(c);
-          slot[k]        = cell << 12 | atomicAdd(start + cell, 1);
+          slot[k]        = cell << rank_bits | atomicAdd(start + cell, 1);
         } else {
           stray = true;
         }
@@ -296,7 +297,7 @@ TWOBODY_UNROLL
     for (int k = 0; k < points_per_thread; ++k) {
       if (slot[k] >= 0) {
         int const i  = threadIdx.x + k * BlockThreads;
-        int const at = start[slot[k] >> 12] + (slot[k] & 4095);
+        int const at = start[slot[k] >> rank_bits] + (slot[k] & ((1 << rank_bits) - 1));
         binned[at]   = entry_of(q[k], i);
         position[i]  = at;
       }
