@@ -12,10 +12,9 @@
 #pragma once
 
 #include <twobody/detail/last_block.cuh>
+#include <twobody/detail/split_grid_barrier.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
-
-#include <cooperative_groups.h>
 
 namespace twobody {
 namespace output {
@@ -46,24 +45,30 @@ struct per_point_sum_agent {
     unsigned* ticket       = nullptr;
     size_type finish_count = 0;
   };
-  struct temp_storage {};
+  struct temp_storage {
+    warp_split_grid_barrier zeroed;  ///< zero_count > 0: every block's share of `out` is zero once all arrived
+  };
 
+  temp_storage& storage;
   params p;
   Out acc[PointsPerThread];
-  Out column = Out{};  ///< ColumnSums: this lane's share of the sum of its current column
+  Out column  = Out{};  ///< ColumnSums: this lane's share of the sum of its current column
+  bool waited = false;  ///< zero_count > 0: this warp saw every block's share zeroed (warp-uniform)
 
-  __device__ per_point_sum_agent(params const& p_, temp_storage&, void*) : p(p_)
+  __device__ per_point_sum_agent(params const& p_, temp_storage& s, void*) : storage(s), p(p_)
   {
 #pragma unroll
     for (int r = 0; r < PointsPerThread; ++r) { acc[r] = Out{}; }
     if (p.zero_count > 0) {
       // One kernel instead of a memset and a kernel (the small-set floor is launches): each
-      // block zeroes its share, and no partial sum is added before every share is zero.
+      // block zeroes its share and arrives at the grid barrier; each warp waits there only
+      // before its first add (its first sums come from single warps, mid-traversal), so the
+      // barrier's latency passes while the warps sum.
       size_type const stride = static_cast<size_type>(gridDim.x) * blockDim.x;
       for (size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.zero_count; i += stride) {
         p.out[i] = Out{};
       }
-      cooperative_groups::this_grid().sync();
+      storage.zeroed.arrive();
     }
   }
 
@@ -85,9 +90,11 @@ struct per_point_sum_agent {
   /// The next step's column of this lane is the one lane ^ lane_mask had.
   __device__ __forceinline__ void pass_columns(int lane_mask) { column = __shfl_xor_sync(0xffffffffu, column, lane_mask); }
 
-  /// The warp's sum for column j (this lane's after 32 passes) into the output.
+  /// The warp's sum for column j (this lane's after 32 passes) into the output. (Called by
+  /// whole warps, as end_row is: with zero_count > 0 the warp may wait here for the zeroing.)
   __device__ __forceinline__ void end_columns(size_type j, bool valid)
   {
+    if (p.zero_count > 0) { storage.zeroed.wait_in_warp(waited); }
     if (valid && column != Out{}) { atomicAdd(p.out + j, column); }
     column = Out{};
   }
@@ -95,6 +102,7 @@ struct per_point_sum_agent {
   /// Own point r of this thread is row_start + (threadIdx.x mod RowThreads) + r * RowThreads.
   __device__ void end_row(size_type row_start, int row_count)
   {
+    if (p.zero_count > 0) { storage.zeroed.wait_in_warp(waited); }
 #pragma unroll
     for (int r = 0; r < PointsPerThread; ++r) {
       int const i = static_cast<int>(threadIdx.x) % RowThreads + r * RowThreads;
