@@ -33,7 +33,8 @@ fi
 sanitize() {  # tool, BINARY=FILTER entries
   local tool=$1 entry; shift
   for entry in "$@"; do
-    local bin=${entry%%=*} filter=${entry#*=} log="$OUT/${tool}_${entry%%=*}.log"
+    local bin=${entry%%=*} filter=${entry#*=}
+    local log="$OUT/${tool}_${bin}.log"
     TWOBODY_TEST_QUICK=${SANITIZE_QUICK:-0} timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 ".bin/$bin" --gtest_filter="$filter" > "$log" 2>&1
     echo "$tool $bin rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)" | tee -a "$OUT/tests.txt"
   done

@@ -8,6 +8,8 @@ import os
 import statistics
 import sys
 
+MICROSECONDS_PER = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
+
 
 def durations(path):
     """gpu__time_duration.sum of every profiled launch in the file, in microseconds."""
@@ -18,8 +20,7 @@ def durations(path):
         if r.get("Metric Name") != "gpu__time_duration.sum":
             continue
         v = float(r["Metric Value"].replace(",", ""))
-        unit = r.get("Metric Unit", "")
-        out.append(v / 1000.0 if unit in ("nsecond", "ns") else (v * 1000.0 if unit in ("msecond", "ms") else v))
+        out.append(v * MICROSECONDS_PER.get(r.get("Metric Unit", ""), 1.0))
     return out
 
 
