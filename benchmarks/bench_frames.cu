@@ -657,6 +657,13 @@ int main(int argc, char** argv)
     reg2("shape/rdf128/tile:64x2/groups:4", shape_rdf<256, 2, 4, 4>, shape_sizes, {1});
     reg("shape/count/tile:64x2/groups:4", shape_count<256, 2, 4, 4>, shape_sizes, async_min_time);
     reg("shape/per_point/tile:64x2/groups:4", shape_per_point<256, 2, 4, 4>, shape_sizes, async_min_time);
+    // Symmetric per-point sums read a different column per lane (16 bytes of shared memory per
+    // pair with one own point per thread): tiles of 128 points with more own points per thread.
+    reg("shape/per_point/tile:64x2/groups:2", shape_per_point<128, 2, 8, 2>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:32x4/groups:4", shape_per_point<128, 4, 8, 4>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:32x4/groups:2", shape_per_point<64, 4, 16, 2>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:32x2/groups:2", shape_per_point<64, 2, 16, 2>, shape_sizes, async_min_time);
+    reg("shape/per_point/tile:64x4/groups:4", shape_per_point<256, 4, 4, 4>, shape_sizes, async_min_time);
     reg("shape/count/tile:64x1/min_blocks:16", shape_count<64, 1, 16>, shape_sizes, async_min_time);
     reg("shape/count/tile:32x1/min_blocks:32", shape_count<32, 1, 32>, shape_sizes, async_min_time);
     reg("shape/count/tile:32x1", shape_count<32, 1>, shape_sizes, async_min_time);

@@ -40,66 +40,94 @@ struct split_grid_barrier {
 
 /// The same grid barrier, waited for by each warp before its own first add, where adds come
 /// from single warps in the middle of a traversal (per-point sums): the warps that reach it late
-/// find it passed, and no block waits as a whole. Every thread of the block calls arrive()
-/// once; every warp (all 32 lanes) calls wait_in_warp() before its adds.
+/// find it passed, and no block waits as a whole.
 ///
 /// cooperative_groups' grid barrier_wait is block-wide (a block barrier around thread 0's
 /// poll), so the warps poll the launch's barrier word themselves, with its test
-/// (bar_has_flipped: the word's top bit flips once every block has arrived). Thread 0's token reaches the other warps through
-/// shared memory by atomics, not a block barrier: none is needed between arrive() and the waits.
-/// (The block-wide split_grid_barrier keeps cooperative_groups' own wait: with these atomics in
-/// it, histograms and counts of 1024-4096 points took 0.25 us longer per kernel.)
+/// (bar_has_flipped: the word's top bit flips once every block has arrived; only the top bit of
+/// thread 0's token matters). Thread 0 passes that bit on through one word of shared memory by
+/// shared-memory atomics (no block barrier between arrive() and the waits; racecheck sees no
+/// race), and only at its own first wait or at the end of its first unit (publish()), by when
+/// its arrival has long come back; a warp that finds the barrier passed there skips the poll.
+///
+/// Protocol: every thread calls arrive() once and keeps its token (thread 0's is the one);
+/// thread 0 calls publish() before any block barrier that may follow a warp's wait (inside a
+/// unit the traversals have none, so end_unit() and finish() do); every warp (all 32 lanes)
+/// calls wait_in_warp() before its first add. (The block-wide split_grid_barrier keeps
+/// cooperative_groups' own wait: with shared atomics in it, histograms and counts of 1024-4096
+/// points took 0.25 us longer per kernel.)
 struct warp_split_grid_barrier {
-  /// 2^32 + thread 0's token (the barrier word before its block's arrival) once it is known, 0
-  /// before. Only atomics touch it after arrive()'s own block barrier (racecheck sees no race).
-  unsigned long long arrival;
-  int passed;  ///< 1 once some warp of the block saw every block arrive (the others then skip the poll)
+  /// 0 until thread 0 published; then unseen_even or unseen_odd (the top bit of its token), and
+  /// passed once some warp of the block saw every block arrive (the others then skip the poll).
+  unsigned state;
+  static constexpr unsigned unseen_even = 1, unseen_odd = 2, passed = 3;
+
+  /// Thread 0's arrival, not yet passed on (the arrive() of one thread).
+  struct token {
+    unsigned value = 0;
+    bool pending   = false;
+  };
 
   /// Every thread of the block, once; the block's earlier writes are released to the grid.
-  __device__ void arrive()
+  __device__ token arrive()
   {
-    if (threadIdx.x == 0) {
-      arrival = 0;  // (barrier_arrive starts with a block barrier: every thread sees these)
-      passed  = 0;
-    }
-    unsigned const t = cooperative_groups::this_grid().barrier_arrive();
-    if (threadIdx.x == 0) {
-      asm volatile("{ .reg .b64 old; atom.release.cta.exch.b64 old, [%0], %1; }" ::"l"(&arrival), "l"((1ull << 32) | t) : "memory");
-    }
+    if (threadIdx.x == 0) { state = 0; }  // (barrier_arrive starts with a block barrier: every thread sees it)
+    token t;
+    t.value   = cooperative_groups::this_grid().barrier_arrive();
+    t.pending = threadIdx.x == 0;  // (not computed from the value: that would wait for it)
+    return t;
+  }
+
+  /// Thread 0 (a no-op elsewhere and after the first call): passes its token's top bit on.
+  __device__ void publish(token& t)
+  {
+    if (!t.pending) { return; }
+    t.pending = false;
+    exchange_release(t.value >> 31 ? unseen_odd : unseen_even);
   }
 
   /// Warp-wide (all 32 lanes): returns once every block has arrived. `waited` is the warp's own
   /// flag (warp-uniform), false until its first wait.
-  __device__ void wait_in_warp(bool& waited)
+  __device__ void wait_in_warp(bool& waited, token& t)
   {
     if (waited) { return; }
     waited = true;
-    if ((threadIdx.x & 31) == 0 && fetch_or_acquire(&passed, 0) == 0) {
-      unsigned long long a;
-      while ((a = fetch_or_acquire(&arrival, 0ull)) == 0) {}
-      unsigned const old         = static_cast<unsigned>(a);
-      unsigned const* const word = &cooperative_groups::details::get_grid_workspace()->barrier;
-      unsigned now;
-      do {
-        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
-      } while (!cooperative_groups::details::bar_has_flipped(old, now));
-      asm volatile("{ .reg .b32 old; atom.release.cta.exch.b32 old, [%0], 1; }" ::"l"(&passed) : "memory");
+    publish(t);
+    // Every lane takes the loop (lane 0 reads, a shuffle shares): with the spin in lane 0 alone
+    // the warp left it diverged, and the __syncwarp below took its slow form (per-warp timestamps
+    // at 4096 points: 0.35 instead of 0.45 us from a warp's first add to its wait's end).
+    bool const reader = (threadIdx.x & 31) == 0;
+    for (;;) {
+      unsigned s = reader ? fetch_acquire() : 0u;
+      s          = __shfl_sync(0xffffffffu, s, 0);
+      if (s == passed) { break; }
+      if (s != 0) {
+        unsigned now = 0;
+        if (reader) { asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word()) : "memory"); }
+        now = __shfl_sync(0xffffffffu, now, 0);
+        if (cooperative_groups::details::bar_has_flipped(s == unseen_odd ? 0x80000000u : 0u, now)) {
+          if (reader) { exchange_release(passed); }
+          break;
+        }
+      }
     }
     __syncwarp();  // (orders lane 0's acquire before the warp's adds)
   }
 
 private:
-  __device__ static int fetch_or_acquire(int* at, int v)
+  __device__ static unsigned const* word() { return &cooperative_groups::details::get_grid_workspace()->barrier; }
+  // A shared-window address, so that these are shared-memory atomics (generic ones, and a 64-bit
+  // one that became a compare-and-swap loop, took 0.1-0.2 us longer per warp at 4096 points).
+  __device__ unsigned address() const { return static_cast<unsigned>(__cvta_generic_to_shared(&state)); }
+  __device__ unsigned fetch_acquire() const
   {
-    int old;
-    asm volatile("atom.acquire.cta.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(at), "r"(v) : "memory");
+    unsigned old;
+    asm volatile("atom.acquire.cta.shared::cta.or.b32 %0, [%1], 0;" : "=r"(old) : "r"(address()) : "memory");
     return old;
   }
-  __device__ static unsigned long long fetch_or_acquire(unsigned long long* at, unsigned long long v)
+  __device__ void exchange_release(unsigned v)
   {
-    unsigned long long old;
-    asm volatile("atom.acquire.cta.or.b64 %0, [%1], %2;" : "=l"(old) : "l"(at), "l"(v) : "memory");
-    return old;
+    asm volatile("{ .reg .b32 old; atom.release.cta.shared::cta.exch.b32 old, [%0], %1; }" ::"r"(address()), "r"(v) : "memory");
   }
 };
 

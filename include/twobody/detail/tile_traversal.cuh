@@ -55,6 +55,13 @@ struct visitor_wants_two_blocks<Visitor, cuda::std::void_t<typename Visitor::age
                                                            decltype(Visitor::agent_type::two_blocks_per_sm)>>
   : cuda::std::bool_constant<Visitor::agent_type::two_blocks_per_sm && !has_periodic_box<typename Visitor::functor_type>> {};
 
+/// Tells a visitor whose agent asks (columns_staged(): per-point sums) that a unit's columns are
+/// staged: block-uniform, right after the staging barrier.
+template <class V>
+__device__ __forceinline__ auto notify_columns_staged(V& v, int) -> decltype(v.columns_staged(), void()) { v.columns_staged(); }
+template <class V>
+__device__ __forceinline__ void notify_columns_staged(V&, long) {}
+
 /// Whether a visitor's agent sums each pair for both points (visitors.cuh, has_column_sums).
 template <class Visitor, class = void>
 struct visitor_sums_columns : cuda::std::false_type {};
@@ -128,6 +135,7 @@ __device__ __forceinline__ void visit_tile_pair_both_ways(Columns& columns, poin
   int const l     = static_cast<int>(threadIdx.x) % 32;
   int const group = G == 1 ? 0 : static_cast<int>(threadIdx.x) / B;
   columns.stage(col_start, col_count);
+  notify_columns_staged(out, 0);
   for (int first = 32 * group; first < col_count; first += 32 * G) {
     bool const full = first + 32 <= col_count;
 #pragma unroll 1
@@ -182,6 +190,7 @@ __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode
   }
   if (diagonal) {
     columns.stage(row_start, row_count);
+    notify_columns_staged(out, 0);
     // (Agents with column sums take a diagonal tile's pairs in both orders, rows only.)
     if (mode == pair_mode::self && !visitor_sums_columns<Visitor>::value) {
       for (int k = first_k; k <= TS / 2; k += G) {

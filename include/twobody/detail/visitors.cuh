@@ -329,6 +329,8 @@ struct statistic_visitor {
   }
   __device__ __forceinline__ void pass_columns(int lane_mask) { out.pass_columns(lane_mask); }
   __device__ __forceinline__ void end_columns(size_type j, bool valid) { out.end_columns(j, valid); }
+  template <class A = Agent>
+  __device__ __forceinline__ auto columns_staged() -> decltype(cuda::std::declval<A&>().columns_staged(), void()) { out.columns_staged(); }
 
   __device__ void begin_unit() {}
   __device__ void end_unit(unsigned long long bound) { out.end_unit(bound); }

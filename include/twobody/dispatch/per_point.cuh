@@ -22,8 +22,9 @@
 namespace twobody {
 namespace detail {
 
-/// Per-point sums of at most this many points of A zero their output in the kernel (measured
-/// up to there: at 16384 points within 1% of a memset node and the kernel).
+/// Per-point sums of at most this many points of A zero their output in the kernel, with the
+/// small-set shapes (per_point_sum_agent::zeroes_in_kernel; measured up to there: at 16384 points
+/// within 1% of a memset node and the kernel).
 inline constexpr size_type cooperative_per_point_points = 16384;
 
 /// Whether per-point sums of F with input policy Input visit each unordered pair of one set once
@@ -89,9 +90,11 @@ void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cud
   // are the call's cost. Each warp waits for the zeroing only before its first add
   // (warp_split_grid_barrier). With a whole-grid barrier in the constructor instead, 4096 points
   // had been slower than a memset node and the kernel (H100: 24.1 against 19.5 us); with the warp
-  // waits, asynchronous calls take 8.8-8.9 instead of 10.1-10.2 us at 2048 points and 12.6-12.8
-  // instead of 13.2-13.5 at 4096 (H200, benchmarks/results/per-point-warp-waits-h200-2026-12-02/).
-  lp.cooperative = Input::tiled && pairs.a.size <= cooperative_per_point_points && cooperative_launches();
+  // waits, asynchronous calls take 8.8-8.9 instead of 10.1-10.2 us at 2048 points and 12.2
+  // instead of 13.2-13.5 at 4096 (H200, benchmarks/results/per-point-warp-waits-h200-2026-12-02/
+  // and per-point-wait-timeline-h200-2026-12-02/).
+  lp.cooperative = per_point_agent_of<Input, Out, F>::zeroes_in_kernel && Input::tiled &&
+                   pairs.a.size <= cooperative_per_point_points && cooperative_launches();
   if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, out_bytes, stream)); }
   kernel::launch(lp, dev, f, typename kernel::params{d_out, lp.cooperative ? pairs.a.size : size_type(0)}, stream);
 }
