@@ -10,6 +10,31 @@
 
 namespace twobody::detail {
 
+/// cooperative_groups' grid arrival (sync_grids_arrive: a block barrier, then thread 0 adds the
+/// block to the launch's barrier word; thread 0 gets the old word, every other thread 0), with
+/// the release only for blocks that wrote something the grid waits for. The release's fence
+/// held thread 0's warp for about a microsecond at 4096 points, and most blocks of a small-set
+/// kernel zero nothing. A waiter still synchronizes with every releasing block: its acquire
+/// reads the word's last value, and the relaxed additions after a release are atomic
+/// read-modify-writes, which carry the release on (the PTX model's observation order).
+__device__ inline unsigned grid_barrier_arrive(bool releases_writes)
+{
+  __syncthreads();
+  unsigned old = 0;
+  if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+    unsigned const blocks = gridDim.x * gridDim.y * gridDim.z;
+    // Block 0 adds 2^31 - (blocks - 1), the others 1: the top bit flips once all have arrived.
+    unsigned const add = blockIdx.x + blockIdx.y + blockIdx.z == 0 ? 0x80000000u - (blocks - 1) : 1u;
+    unsigned* const word = &cooperative_groups::details::get_grid_workspace()->barrier;
+    if (releases_writes) {
+      asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(word), "r"(add) : "memory");
+    } else {
+      asm volatile("atom.add.relaxed.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(word), "r"(add) : "memory");
+    }
+  }
+  return old;
+}
+
 /// Lives in the block's shared memory (an agent's temp_storage). Every thread of the block
 /// calls arrive() once; then wait_once() at points the whole block reaches together, each after
 /// a block barrier since arrive() and since the previous wait_once(). The first wait returns
@@ -19,10 +44,11 @@ struct split_grid_barrier {
   unsigned token;  ///< thread 0's arrival token
   int pending;     ///< arrived, not yet waited (block-uniform between block barriers)
 
-  /// Every thread of the block, once; the block's earlier writes are released to the grid.
-  __device__ void arrive()
+  /// Every thread of the block, once (block-uniform `releases_writes`: whether the block wrote
+  /// something, which is then released to the grid).
+  __device__ void arrive(bool releases_writes)
   {
-    unsigned const t = cooperative_groups::this_grid().barrier_arrive();
+    unsigned const t = grid_barrier_arrive(releases_writes);
     if (threadIdx.x == 0) {
       token   = t;
       pending = 1;
@@ -68,12 +94,12 @@ struct warp_split_grid_barrier {
     bool pending   = false;
   };
 
-  /// Every thread of the block, once; the block's earlier writes are released to the grid.
-  __device__ token arrive()
+  /// Every thread of the block, once (block-uniform `releases_writes`, as for split_grid_barrier).
+  __device__ token arrive(bool releases_writes)
   {
-    if (threadIdx.x == 0) { state = 0; }  // (barrier_arrive starts with a block barrier: every thread sees it)
+    if (threadIdx.x == 0) { state = 0; }  // (the arrival starts with a block barrier: every thread sees it)
     token t;
-    t.value   = cooperative_groups::this_grid().barrier_arrive();
+    t.value   = grid_barrier_arrive(releases_writes);
     t.pending = threadIdx.x == 0;  // (not computed from the value: that would wait for it)
     return t;
   }

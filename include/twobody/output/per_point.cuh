@@ -73,7 +73,7 @@ struct per_point_sum_agent {
       for (size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.zero_count; i += stride) {
         p.out[i] = Out{};
       }
-      zeroed_token = storage.zeroed.arrive();
+      zeroed_token = storage.zeroed.arrive(static_cast<size_type>(blockIdx.x) * blockDim.x < p.zero_count);
     }
   }
 

@@ -239,7 +239,7 @@ struct privatized_histogram_agent
       for (int s = blockIdx.x * BlockThreads + threadIdx.x; s < p.window_size; s += gridDim.x * BlockThreads) {
         p.counts[p.window_begin + s] = Count{};
       }
-      storage.zeroed.arrive();
+      storage.zeroed.arrive(blockIdx.x * BlockThreads < p.window_size);
     }
     __syncthreads();
   }

@@ -78,7 +78,7 @@ struct reduction_agent {
       if (p.add_into_result) {
         if (blockIdx.x == 0 && threadIdx.x == 0) { *p.result = T{}; }
         // Arrive now, wait at the end: the barrier's latency passes while the pairs are counted.
-        storage.zeroed.arrive();
+        storage.zeroed.arrive(blockIdx.x == 0);
       }
     }
   }
