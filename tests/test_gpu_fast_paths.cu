@@ -213,6 +213,10 @@ TEST(GpuFastPaths, PerPointSumsMatchCpu)
     check_per_point<input::shared_tile<128, 1>, double>(m, n / 2 + 1, n);
     check_per_point<input::shared_tile<256, 1, 4, 2>, float>(m, n / 2 + 3, n / 3 + 5);  // column groups
     check_per_point<input::shared_tile<128, 2, 1, 2>, double>(m, n / 3 + 1, n / 2);
+    // Diagonal tiles of symmetric sums with several own chunks per warp (64 x 2 and 32 x 4 in
+    // four column groups): each pair counts once, for q > p.
+    check_per_point<input::shared_tile<256, 2, 4, 4>, float>(m, n / 2 + 5, n / 3);
+    check_per_point<input::shared_tile<128, 4, 8, 4>, double>(m, n / 3 + 2, n / 2);
     check_per_point<input::readonly_tile<64, 2>, float>(m, n / 3, n / 4);
     check_per_point<input::shuffle_tile<256, 4>, float>(m, n, 33);
     check_per_point<input::naive<128>, double>(m, n / 3, n / 5);

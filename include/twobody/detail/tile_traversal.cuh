@@ -55,12 +55,6 @@ struct visitor_wants_two_blocks<Visitor, cuda::std::void_t<typename Visitor::age
                                                            decltype(Visitor::agent_type::two_blocks_per_sm)>>
   : cuda::std::bool_constant<Visitor::agent_type::two_blocks_per_sm && !has_periodic_box<typename Visitor::functor_type>> {};
 
-/// Tells a visitor whose agent asks (columns_staged(): per-point sums) that a unit's columns are
-/// staged: block-uniform, right after the staging barrier.
-template <class V>
-__device__ __forceinline__ auto notify_columns_staged(V& v, int) -> decltype(v.columns_staged(), void()) { v.columns_staged(); }
-template <class V>
-__device__ __forceinline__ void notify_columns_staged(V&, long) {}
 
 /// Whether a visitor's agent sums each pair for both points (visitors.cuh, has_column_sums).
 template <class Visitor, class = void>
@@ -68,6 +62,14 @@ struct visitor_sums_columns : cuda::std::false_type {};
 template <class Visitor>
 struct visitor_sums_columns<Visitor, cuda::std::void_t<typename Visitor::agent_type>>
   : cuda::std::bool_constant<has_column_sums<typename Visitor::agent_type>::value> {};
+
+/// Whether a visitor's agent acts once a unit's columns are staged (visitors.cuh,
+/// has_columns_staged): the traversal calls columns_staged() right after the staging barrier.
+template <class Visitor, class = void>
+struct visitor_takes_staged_columns : cuda::std::false_type {};
+template <class Visitor>
+struct visitor_takes_staged_columns<Visitor, cuda::std::void_t<typename Visitor::agent_type>>
+  : cuda::std::bool_constant<has_columns_staged<typename Visitor::agent_type>::value> {};
 
 /// Column sources that visit the columns of one sub-tile of a staged tile (for_each_in_sub_tile).
 template <class Source, class = void>
@@ -118,37 +120,54 @@ __device__ __forceinline__ void load_own_points(Points const& a, size_type row_s
   }
 }
 
-/// An off-diagonal tile pair of self mode whose pairs count for both points (visitor_sums_columns):
-/// the column tile of col_count points at col_start in chunks of 32 (with column groups, every
-/// G-th chunk per group). In step k of a chunk lane l pairs its own points with the chunk's column
-/// l ^ k, so the 32 lanes of a warp hold 32 different columns, and a column's sum moves to the
-/// lane that takes that column next (lane l ^ k ^ (k + 1): a butterfly shuffle); after step 31
-/// lane l holds its warp's sum for column l ^ 31. (With l + k mod 32 each step's address took
-/// three integer instructions instead of two.)
-template <int B, int R, class Columns, class T, int D, class Visitor>
+/// A tile pair of self mode whose pairs count for both points (visitor_sums_columns): the column
+/// tile of col_count points at col_start in chunks of 32 (with column groups, every G-th chunk per
+/// group). In step k of a chunk lane l pairs its own points with the chunk's column l ^ k, so the
+/// 32 lanes of a warp hold 32 different columns, and a column's sum moves to the lane that takes
+/// that column next (lane l ^ k ^ (k + 1): a butterfly shuffle); after step 31 lane l holds its
+/// warp's sum for column l ^ 31. (With l + k mod 32 each step's address took three integer
+/// instructions instead of two.)
+///
+/// A diagonal tile pair (the row tile is the column tile, col_start its first point) keeps own
+/// point p's pair with column q only for q > p, so each unordered pair counts once: a warp skips
+/// the chunks before its first row chunk and compares only in the chunks that hold its own
+/// points. (Visiting each own point's pairs in both orders instead, rows only, took the diagonal
+/// tiles' blocks 1-1.5 us longer than the others at 4096 points: the SMs that held one ended
+/// last.)
+template <bool Diagonal, int B, int R, class Columns, class T, int D, class Visitor>
 __device__ __forceinline__ void visit_tile_pair_both_ways(Columns& columns, point<T, D> const (&own)[R], size_type col_start,
                                                           int col_count, Visitor& out)
 {
   constexpr int TS = B * R;
   constexpr int G  = column_groups_v<Columns>;
   static_assert(TS % 32 == 0, "column sums go by chunks of 32 columns");
+  static_assert(!Diagonal || B % 32 == 0, "a diagonal tile's chunks hold whole warps' own points");
   int const l     = static_cast<int>(threadIdx.x) % 32;
   int const group = G == 1 ? 0 : static_cast<int>(threadIdx.x) / B;
+  int const row   = row_lane<B, G>();  // own point r is row + r * B of the tile
+  int start       = 32 * group;
+  int own_last    = 0;  // Diagonal: the first point of this warp's last own chunk
+  if constexpr (Diagonal) {
+    int const w = row / 32;  // the warp's first own chunk: chunks before it hold no q > p
+    start       = 32 * (w + ((group - w) % G + G) % G);
+    own_last    = 32 * w + (R - 1) * B;
+  }
   columns.stage(col_start, col_count);
-  notify_columns_staged(out, 0);
-  for (int first = 32 * group; first < col_count; first += 32 * G) {
+  if constexpr (visitor_takes_staged_columns<Visitor>::value) { out.columns_staged(); }
+  for (int first = start; first < col_count; first += 32 * G) {
     bool const full = first + 32 <= col_count;
 #pragma unroll 1
     for (int kh = 0; kh < 32; kh += 8) {
       int const base = first ^ l ^ kh;  // first + (l ^ kh): first is a multiple of 32
       // (Full chunks and the last, partial one in loops of their own: padding columns read
       // column `first` and count nothing.)
-      auto steps = [&](auto keep_all) {
+      auto steps = [&](auto keep_all, auto compare_rows) {
 #pragma unroll
         for (int kl = 0; kl < 8; ++kl) {
-          int const q     = base ^ kl;  // column (l ^ k) of the chunk, k = kh + kl
-          bool const keep = keep_all || q < col_count;
-          out.template pair_both_ways<R>(own, columns.at(keep ? q : first).coords(), keep);
+          int const q      = base ^ kl;  // column (l ^ k) of the chunk, k = kh + kl
+          bool const valid = keep_all || q < col_count;
+          out.template pair_both_ways<R>(own, columns.at(valid ? q : first).coords(),
+                                         [&](int r) { return valid && (!compare_rows || q > row + r * B); });
           if (kl < 7) {
             out.pass_columns(kl ^ (kl + 1));
           } else if (kh < 24) {
@@ -156,10 +175,12 @@ __device__ __forceinline__ void visit_tile_pair_both_ways(Columns& columns, poin
           }
         }
       };
-      if (full) {
-        steps(cuda::std::true_type{});
+      if (Diagonal && first <= own_last) {
+        steps(cuda::std::false_type{}, cuda::std::true_type{});
+      } else if (full) {
+        steps(cuda::std::true_type{}, cuda::std::false_type{});
       } else {
-        steps(cuda::std::false_type{});
+        steps(cuda::std::false_type{}, cuda::std::false_type{});
       }
     }
     out.end_columns(col_start + first + (l ^ 31), first + (l ^ 31) < col_count);
@@ -183,16 +204,19 @@ __device__ __forceinline__ void visit_tile_pair(Columns& columns, pair_mode mode
   int const lane     = row_lane<B, G>();
   int const first_k  = 1 + (G == 1 ? 0 : static_cast<int>(threadIdx.x) / B);
   if constexpr (visitor_sums_columns<Visitor>::value) {
-    if (!diagonal && mode == pair_mode::self) {
-      visit_tile_pair_both_ways<B, R>(columns, own, col_start, col_count, out);
+    if (mode == pair_mode::self) {
+      if (diagonal) {
+        visit_tile_pair_both_ways<true, B, R>(columns, own, row_start, row_count, out);
+      } else {
+        visit_tile_pair_both_ways<false, B, R>(columns, own, col_start, col_count, out);
+      }
       return;
     }
   }
   if (diagonal) {
     columns.stage(row_start, row_count);
-    notify_columns_staged(out, 0);
-    // (Agents with column sums take a diagonal tile's pairs in both orders, rows only.)
-    if (mode == pair_mode::self && !visitor_sums_columns<Visitor>::value) {
+    if constexpr (visitor_takes_staged_columns<Visitor>::value) { out.columns_staged(); }
+    if (mode == pair_mode::self) {
       for (int k = first_k; k <= TS / 2; k += G) {
         out.template step<R>([&](int r, auto&& use) {
           int const p = lane + r * B;

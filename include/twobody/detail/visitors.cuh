@@ -45,6 +45,14 @@ struct has_column_sums : cuda::std::false_type {};
 template <class Agent>
 struct has_column_sums<Agent, cuda::std::void_t<decltype(Agent::column_sums)>> : cuda::std::bool_constant<Agent::column_sums> {};
 
+/// Agents that act once a tile pair's columns are staged declare columns_staged() (per-point
+/// sums: warp 0 waits for the zeroing there); tile traversals call it right after the staging
+/// barrier (tile_traversal.cuh, visitor_takes_staged_columns).
+template <class Agent, class = void>
+struct has_columns_staged : cuda::std::false_type {};
+template <class Agent>
+struct has_columns_staged<Agent, cuda::std::void_t<decltype(cuda::std::declval<Agent&>().columns_staged())>> : cuda::std::true_type {};
+
 /// Output agents whose atomics cost the same kept or not declare `static constexpr bool
 /// masked_accumulate = true` and take accumulate_masked(v[, w], keep): padding pairs then add
 /// zero instead of branching around each update.
@@ -319,18 +327,18 @@ struct statistic_visitor {
     out.add_outside(pairs);
   }
 
-  /// One column point against own points own[0, R) (agents with column_sums); keep false:
-  /// a padding column, whose values count for no point.
-  template <int R, class P>
-  __device__ __forceinline__ void pair_both_ways(P const (&own)[R], P const& column, bool keep)
+  /// One column point against own points own[0, R) (agents with column_sums); keep(r) false:
+  /// the pair of own point r counts for neither point (a padding column; in a diagonal tile, a
+  /// pair the other order visits).
+  template <int R, class P, class Keep>
+  __device__ __forceinline__ void pair_both_ways(P const (&own)[R], P const& column, Keep const& keep)
   {
 #pragma unroll
-    for (int r = 0; r < R; ++r) { out.accumulate_both(r, f(own[r], column), keep); }
+    for (int r = 0; r < R; ++r) { out.accumulate_both(r, f(own[r], column), keep(r)); }
   }
   __device__ __forceinline__ void pass_columns(int lane_mask) { out.pass_columns(lane_mask); }
   __device__ __forceinline__ void end_columns(size_type j, bool valid) { out.end_columns(j, valid); }
-  template <class A = Agent>
-  __device__ __forceinline__ auto columns_staged() -> decltype(cuda::std::declval<A&>().columns_staged(), void()) { out.columns_staged(); }
+  __device__ __forceinline__ void columns_staged() { out.columns_staged(); }  // (has_columns_staged agents)
 
   __device__ void begin_unit() {}
   __device__ void end_unit(unsigned long long bound) { out.end_unit(bound); }
