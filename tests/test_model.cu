@@ -400,7 +400,13 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
                                detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 6>>,
                                detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
+  // Per-point sums of float points of up to 3 dimensions take the 128-point tile as 64 x 2 in
+  // four groups, the others as 128 x 1 in two.
   static_assert(std::is_same_v<detail::per_point_inputs<points<float, 2>>,
+                               detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<256, 2, 4, 4>, input::shared_tile<32, 1>>>);
+  static_assert(std::is_same_v<detail::per_point_inputs<points<double, 3>>,
+                               detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>>>);
+  static_assert(std::is_same_v<detail::per_point_inputs<points<float, 4>>,
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>>>);
   auto names = [](std::vector<input_candidate> const& v) {
     std::vector<std::string> n;
@@ -419,6 +425,15 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   static_assert(std::is_same_v<detail::spill_histogram_inputs<points<float, 3>>,
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::spill_histogram_inputs<points<double, 3>>, detail::input_list<input::shared_tile<256, 4>>>);
+  auto per_point = [](int value_bytes) {
+    problem p = problem::reduction_of(pair_mode::ordered, 1000, 1000, value_bytes, value_bytes);
+    p.kind    = statistic_kind::per_point;
+    return p;
+  };
+  EXPECT_EQ(names(default_candidates(per_point(4))),
+            (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shared_tile<256, 2, groups 4>", "shared_tile<32, 1>"}));
+  EXPECT_EQ(names(default_candidates(per_point(8))),
+            (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 1, groups 2>", "shared_tile<32, 1>"}));
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
             (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 1, groups 2>", "shared_tile<32, 1>"}));
   // Names and TWOBODY_POLICY inputs come from the same entries.

@@ -92,7 +92,7 @@ struct concat_inputs<input_list<A...>, input_list<B...>, Rest...> {
 template <class Entry, class Shape, unsigned Use, int ValueBytes, int Dims>
 using shape_input =
   cuda::std::conditional_t<(Shape::uses & Use) != 0 &&
-                             model::points_per_thread_fit(ValueBytes, Dims, Shape::points_per_thread),
+                             model::fits(Shape::fit, ValueBytes, Dims),
                            input_list<typename Entry::template type<Shape::block_threads, Shape::points_per_thread,
                                                                     Shape::column_groups>>,
                            input_list<>>;

@@ -480,7 +480,7 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
     using entry = decltype(e);
     model::for_each_shape(typename entry::one_call{}, [&](auto shape) {
       using S = decltype(shape);
-      if (!model::points_per_thread_fit(p.value_bytes, p.dims, S::points_per_thread)) { return; }
+      if (!model::fits(S::fit, p.value_bytes, p.dims)) { return; }
       std::size_t const tile_bytes =
         entry::tile_in_shared_memory
           ? static_cast<std::size_t>(S::block_threads / S::column_groups) * S::points_per_thread * point_bytes

@@ -122,26 +122,43 @@ enum statistic_use : unsigned {
   for_ordered_passes    = 64u, ///< passes over spread windows of the bins on points ordered into tiles
 };
 
+/// The point types a compiled shape serves: own points and their sums live in registers, so
+/// shapes with more of them per thread are only for float points of few dimensions.
+enum class point_fit {
+  any,                ///< every point type
+  float_up_to_4d,     ///< 4-byte values of at most 4 dimensions (8 own points per thread: more spill registers)
+  float_up_to_3d,     ///< 4-byte values of at most 3 dimensions
+  not_float_up_to_3d  ///< the others: a stand-in where a float_up_to_3d shape does not fit
+};
+
+/// Whether points of value_bytes x dims take a shape of fit f.
+constexpr bool fits(point_fit f, int value_bytes, int dims)
+{
+  bool const float_3d = value_bytes == 4 && dims <= 3;
+  switch (f) {
+    case point_fit::float_up_to_4d: return value_bytes == 4 && dims <= 4;
+    case point_fit::float_up_to_3d: return float_3d;
+    case point_fit::not_float_up_to_3d: return !float_3d;
+    default: return true;
+  }
+}
+
 /// A shape the one-call forms compile for an input policy, with its kernels' registers per
 /// thread on sm_90 (-Xptxas -v), which plan without a GPU; with one, the real counts are read.
-/// ColumnGroups > 1: groups of threads that share each tile pair's columns (shared_tile).
-template <unsigned Uses, int BlockThreads, int PointsPerThread, int Sm90Registers, int ColumnGroups = 1>
+/// ColumnGroups > 1: groups of threads that share each tile pair's columns (shared_tile). Fit:
+/// the point types it serves.
+template <unsigned Uses, int BlockThreads, int PointsPerThread, int Sm90Registers, int ColumnGroups = 1,
+          point_fit Fit = point_fit::any>
 struct compiled_shape {
   static constexpr unsigned uses           = Uses;
   static constexpr int block_threads       = BlockThreads;
   static constexpr int points_per_thread   = PointsPerThread;
   static constexpr int sm90_registers      = Sm90Registers;
   static constexpr int column_groups       = ColumnGroups;
+  static constexpr point_fit fit           = Fit;
 };
 template <class... Shapes>
 struct shape_list {};
-
-/// The rule that decides which shapes a point type can take: 8 own points per thread only for
-/// float points of up to 4 dimensions (more spill registers).
-constexpr bool points_per_thread_fit(int value_bytes, int dims, int points_per_thread)
-{
-  return points_per_thread < 8 || (value_bytes == 4 && dims <= 4);
-}
 
 // H100 SXM constants, measured by `bench_cost_model --calibrate`, 2026-11-23, commit 2bfbc9d
 // (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH, 256 bins, H = 32
@@ -201,10 +218,18 @@ struct input_entry<input_kind::shared_tile> {
   // (92 and 128 registers: the whole register file at most); they measured faster than the
   // 256-thread blocks at every bin count from 65536 to 1 M (SDH, (r_p, pi)), so the ordered passes
   // take only them (benchmarks/results/rp-pi-passes-h100-2026-11-27/).
-  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128>,
+  // Symmetric per-point sums of float points take the 128-point tile as 64 x 2 in four groups:
+  // every lane reads its own column (a butterfly of column sums), so two own points per thread
+  // halve the shared loads and shuffles per pair. Asynchronous calls at 4096 points 11.2 ->
+  // 10.3 us, at 1024 7.4 -> 6.5-6.8 (H200, benchmarks/results/per-point-diagonal-h200-2026-12-02;
+  // 64 registers and 12 bytes of spill for float, 412 for double, which keep 128 x 1).
+  using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128, 1,
+                                             point_fit::float_up_to_4d>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
                                                for_spill_histogram, 256, 4, 126>,
-                              compiled_shape<for_histogram | for_per_point | for_reduction, 256, 1, 59, 2>,
+                              compiled_shape<for_per_point, 256, 2, 64, 4, point_fit::float_up_to_3d>,
+                              compiled_shape<for_histogram | for_reduction, 256, 1, 59, 2>,
+                              compiled_shape<for_per_point, 256, 1, 64, 2, point_fit::not_float_up_to_3d>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>,
                               compiled_shape<for_ordered_passes, 512, 2, 92>, compiled_shape<for_ordered_passes, 512, 4, 124>>;
   /// row_threads: the threads that hold a tile's own points (block_threads / column groups).
