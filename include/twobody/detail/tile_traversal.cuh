@@ -55,7 +55,6 @@ struct visitor_wants_two_blocks<Visitor, cuda::std::void_t<typename Visitor::age
                                                            decltype(Visitor::agent_type::two_blocks_per_sm)>>
   : cuda::std::bool_constant<Visitor::agent_type::two_blocks_per_sm && !has_periodic_box<typename Visitor::functor_type>> {};
 
-
 /// Whether a visitor's agent sums each pair for both points (visitors.cuh, has_column_sums).
 template <class Visitor, class = void>
 struct visitor_sums_columns : cuda::std::false_type {};

@@ -133,7 +133,6 @@ struct per_point_sum_agent {
 
   __device__ void finish()
   {
-    if (zeroing()) { storage.zeroed.publish(zeroed_token); }
     if (p.finish_to != nullptr) { move_out_in_last_block(p.finish_to, p.out, p.finish_count, p.ticket); }
   }
 
