@@ -12,11 +12,11 @@ namespace twobody::detail {
 
 /// cooperative_groups' grid arrival (sync_grids_arrive: a block barrier, then thread 0 adds the
 /// block to the launch's barrier word; thread 0 gets the old word, every other thread 0), with
-/// the release only for blocks that wrote something the grid waits for. The release's fence
-/// held thread 0's warp for about a microsecond at 4096 points, and most blocks of a small-set
-/// kernel zero nothing. A waiter still synchronizes with every releasing block: its acquire
-/// reads the word's last value, and the relaxed additions after a release are atomic
-/// read-modify-writes, which carry the release on (the PTX model's observation order).
+/// the release only for blocks that wrote something the grid waits for: most blocks of a
+/// small-set kernel zero nothing, and their relaxed arrivals took the asynchronous cells RDF at
+/// 4096 points from 10.2 to 9.9 us (H200). A waiter still synchronizes with every releasing
+/// block: its acquire reads the word's last value, and the relaxed additions after a release
+/// are atomic read-modify-writes, which carry the release on (the PTX model's observation order).
 __device__ inline unsigned grid_barrier_arrive(bool releases_writes)
 {
   __syncthreads();
