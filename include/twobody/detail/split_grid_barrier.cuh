@@ -10,6 +10,10 @@
 
 namespace twobody::detail {
 
+/// The launch's grid barrier word (cooperative_groups' workspace of a cooperative launch): the
+/// one place these barriers name cooperative_groups' internals for it.
+__device__ inline unsigned* grid_barrier_word() { return &cooperative_groups::details::get_grid_workspace()->barrier; }
+
 /// cooperative_groups' grid arrival (sync_grids_arrive: a block barrier, then thread 0 adds the
 /// block to the launch's barrier word; thread 0 gets the old word, every other thread 0), with
 /// the release only for blocks that wrote something the grid waits for: most blocks of a
@@ -25,7 +29,7 @@ __device__ inline unsigned grid_barrier_arrive(bool releases_writes)
     unsigned const blocks = gridDim.x * gridDim.y * gridDim.z;
     // Block 0 adds 2^31 - (blocks - 1), the others 1: the top bit flips once all have arrived.
     unsigned const add = blockIdx.x + blockIdx.y + blockIdx.z == 0 ? 0x80000000u - (blocks - 1) : 1u;
-    unsigned* const word = &cooperative_groups::details::get_grid_workspace()->barrier;
+    unsigned* const word = grid_barrier_word();
     if (releases_writes) {
       asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(word), "r"(add) : "memory");
     } else {
@@ -130,7 +134,7 @@ struct warp_split_grid_barrier {
       if (s == passed) { break; }
       if (s != 0) {
         unsigned now = 0;
-        if (reader) { asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word()) : "memory"); }
+        if (reader) { asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(grid_barrier_word()) : "memory"); }
         now = __shfl_sync(0xffffffffu, now, 0);
         if (cooperative_groups::details::bar_has_flipped(s == unseen_odd ? 0x80000000u : 0u, now)) {
           if (reader) { exchange_release(passed); }
@@ -142,7 +146,6 @@ struct warp_split_grid_barrier {
   }
 
 private:
-  __device__ static unsigned const* word() { return &cooperative_groups::details::get_grid_workspace()->barrier; }
   // A shared-window address, so that these are shared-memory atomics (generic ones, and a 64-bit
   // one that became a compare-and-swap loop, took 0.1-0.2 us longer per warp at 4096 points).
   __device__ unsigned address() const { return static_cast<unsigned>(__cvta_generic_to_shared(&state)); }
