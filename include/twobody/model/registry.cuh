@@ -218,11 +218,12 @@ struct input_entry<input_kind::shared_tile> {
   // (92 and 128 registers: the whole register file at most); they measured faster than the
   // 256-thread blocks at every bin count from 65536 to 1 M (SDH, (r_p, pi)), so the ordered passes
   // take only them (benchmarks/results/rp-pi-passes-h100-2026-11-27/).
-  // Symmetric per-point sums of float points take the 128-point tile as 64 x 2 in four groups:
-  // every lane reads its own column (a butterfly of column sums), so two own points per thread
-  // halve the shared loads and shuffles per pair. Asynchronous calls at 4096 points 11.2 ->
-  // 10.3 us, at 1024 7.4 -> 6.5-6.8 (H200, benchmarks/results/per-point-diagonal-h200-2026-12-02;
-  // 64 registers and 12 bytes of spill for float, 412 for double, which keep 128 x 1).
+  // Per-point sums of float points take the 128-point tile as 64 x 2 in four groups. Symmetric
+  // sums read a different column per lane (a butterfly of column sums), so two own points per
+  // thread halve the shared loads and shuffles per pair: asynchronous calls at 4096 points 11.2
+  // -> 10.3 us, at 1024 7.4 -> 6.5-6.8 (H200, benchmarks/results/per-point-diagonal-h200-2026-12-02;
+  // 64 registers and 12 bytes of spill for float, 412 for double, which keep 128 x 1). Cross and
+  // one-sided sums take the same shape; they were not measured apart.
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128, 1,
                                              point_fit::float_up_to_4d>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
