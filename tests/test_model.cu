@@ -219,13 +219,14 @@ TEST_F(no_policy_env, DecisionTreeFamilies)
 TEST_F(no_policy_env, SmallSetsPlanTheSmallTile)
 {
   device_info const h = device_info::h100_sxm();
-  // Small sets are latency-bound: one point per thread, and the tile that measured fastest on
-  // the H100 (GPU time of an RDF call: 32 points at N <= 1024, 128 points at 4096).
+  // Small sets are latency-bound: few points per thread, and the tile that measured fastest on
+  // the H100 (GPU time of an RDF call: 32 points at N <= 1024, 128 points at 4096; float points
+  // of 3 dimensions hold the 128-point tile as 64 x 2 in four groups, H200).
   for (long long n : {256LL, 1024LL, 4096LL}) {
     int const fastest = n <= 1024 ? 32 : 128;
     policy_plan const hist = choose_policy(problem::histogram_of(pair_mode::self, n, n, 129), h);
     EXPECT_EQ(hist.input.tile_points(), fastest) << n;
-    EXPECT_EQ(hist.input.points_per_thread, 1) << n;
+    EXPECT_EQ(hist.input.points_per_thread, n <= 1024 ? 1 : 2) << n;
     EXPECT_LE(hist.copies, 4) << n;  // zeroing and flushing 32 copies cost more than their conflicts save
     policy_plan const count = choose_policy(problem::reduction_of(pair_mode::self, n, n, 8), h);
     EXPECT_EQ(count.input.tile_points(), fastest) << n;
@@ -393,15 +394,15 @@ TEST_F(no_policy_env, EnvironmentForcesAPolicy)
 TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
 {
   using namespace twobody;
+  // Histograms and per-point sums of float points of up to 3 dimensions take the 128-point tile
+  // as 64 x 2 in four groups, the others (and counts) as 128 x 1 in two.
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 3>>,
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>,
-                                                  input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
+                                                  input::shared_tile<256, 2, 4, 4>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<double, 3>>,
                                detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
   static_assert(std::is_same_v<detail::histogram_inputs<points<float, 6>>,
                                detail::input_list<input::shared_tile<256, 4>, input::shared_tile<256, 1, 4, 2>, input::shared_tile<32, 1>, input::shuffle_tile<256, 4>>>);
-  // Per-point sums of float points of up to 3 dimensions take the 128-point tile as 64 x 2 in
-  // four groups, the others as 128 x 1 in two.
   static_assert(std::is_same_v<detail::per_point_inputs<points<float, 2>>,
                                detail::input_list<input::shared_tile<256, 8>, input::shared_tile<256, 4>, input::shared_tile<256, 2, 4, 4>, input::shared_tile<32, 1>>>);
   static_assert(std::is_same_v<detail::per_point_inputs<points<double, 3>>,
@@ -415,7 +416,7 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   };
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257))),
             (std::vector<std::string>{"shared_tile<256, 8>", "shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics",
-                                      "shared_tile<256, 1, groups 2>", "shared_tile<32, 1>", "shuffle_tile<256, 4>",
+                                      "shared_tile<256, 2, groups 4>", "shared_tile<32, 1>", "shuffle_tile<256, 4>",
                                       "shuffle_tile<256, 4>+cluster"}));
   EXPECT_EQ(names(default_candidates(problem::histogram_of(pair_mode::self, 1000, 1000, 257, 4, 8))),
             (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 4>+global_atomics", "shared_tile<256, 1, groups 2>",

@@ -223,13 +223,18 @@ struct input_entry<input_kind::shared_tile> {
   // thread halve the shared loads and shuffles per pair: asynchronous calls at 4096 points 11.2
   // -> 10.3 us, at 1024 7.4 -> 6.5-6.8 (H200, benchmarks/results/per-point-diagonal-h200-2026-12-02;
   // 64 registers and 12 bytes of spill for float, 412 for double, which keep 128 x 1). Cross and
-  // one-sided sums take the same shape; they were not measured apart.
+  // one-sided sums take the same shape: at 4096 points as fast as 128 x 1 in two groups, at 1024
+  // 0.2 us slower for cross sets (bench_frames shape/per_point_cross, per_point_one_sided).
+  // Histograms of such points take it too, for the same halved shared loads: the RDF of 4096
+  // points with nothing to skip 14.7 -> 13.6-13.7 us, at 1024 9.0-9.1 -> 8.9-9.0 (H200,
+  // benchmarks/results/shapes-h200-2026-12-02). Counts keep 128 x 1 (9.2 against 9.3 us).
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128, 1,
                                              point_fit::float_up_to_4d>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
                                                for_spill_histogram, 256, 4, 126>,
-                              compiled_shape<for_per_point, 256, 2, 64, 4, point_fit::float_up_to_3d>,
-                              compiled_shape<for_histogram | for_reduction, 256, 1, 59, 2>,
+                              compiled_shape<for_per_point | for_histogram, 256, 2, 64, 4, point_fit::float_up_to_3d>,
+                              compiled_shape<for_reduction, 256, 1, 59, 2>,
+                              compiled_shape<for_histogram, 256, 1, 59, 2, point_fit::not_float_up_to_3d>,
                               compiled_shape<for_per_point, 256, 1, 64, 2, point_fit::not_float_up_to_3d>,
                               compiled_shape<for_histogram | for_per_point | for_reduction, 32, 1, 64>,
                               compiled_shape<for_ordered_passes, 512, 2, 92>, compiled_shape<for_ordered_passes, 512, 4, 124>>;
