@@ -172,21 +172,6 @@ void floor_per_point_sync(benchmark::State& state)
   });
 }
 
-/// Asynchronous per-point Gaussian sums over ordered pairs: `sum(pairs, kernel, d_out, stream)`
-/// is the call (planned, or with a named input policy).
-template <class Sum>
-void per_point_async(benchmark::State& state, Sum&& sum)
-{
-  long long const n = state.range(0);
-  auto const pairs  = twobody::ordered_pairs(bench::device_data<float>(n, 0));
-  stream_holder st;
-  bench::device_scratch d(sizeof(float) * n);
-  bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] { sum(pairs, twobody::gaussian_kernel(bench::radius), d.as<float>(), st.s); });
-    bench::set_counters(state, 2.0 * bench::self_pair_count(n));
-  });
-}
-
 /// Gaussian sums that do not declare themselves symmetric: per-point sums then visit both
 /// orders of every pair, rows only (no column sums).
 struct one_sided_gaussian {
@@ -198,26 +183,36 @@ struct one_sided_gaussian {
   }
 };
 
-/// Asynchronous per-point Gaussian sums of a cross set (each point of A over all of B, n points
-/// each, B another draw) or of ordered pairs through a functor that is not symmetric (`Kind`):
-/// the per-point forms other than the symmetric one, which share its 128-point tile shape.
-enum class per_point_kind { cross, one_sided };
-template <per_point_kind Kind, class Sum>
-void per_point_other_async(benchmark::State& state, Sum&& sum)
+/// Which per-point sums: Gaussian sums over ordered pairs (symmetric: column sums), of a cross set
+/// (each point of A over all of B, n points each, B another draw), or over ordered pairs through a
+/// functor that is not declared symmetric.
+enum class per_point_kind { symmetric, cross, one_sided };
+
+/// Asynchronous per-point sums of `Kind`: `sum(pairs, functor, d_out, stream)` is the call
+/// (planned, or with a named input policy).
+template <per_point_kind Kind = per_point_kind::symmetric, class Sum>
+void per_point_async(benchmark::State& state, Sum&& sum)
 {
   long long const n = state.range(0);
   auto const a      = bench::device_data<float>(n, 0);
-  auto const b      = bench::device_data<float>(n, 1);
   stream_holder st;
   bench::device_scratch d(sizeof(float) * n);
   bench::guarded(state, [&] {
     auto const k = twobody::gaussian_kernel(bench::radius);
     if constexpr (Kind == per_point_kind::cross) {
-      wall_async(state, st.s, [&] { sum(twobody::cross_pairs(a, b), k, d.as<float>(), st.s); });
+      auto const pairs = twobody::cross_pairs(a, bench::device_data<float>(n, 1));
+      wall_async(state, st.s, [&] { sum(pairs, k, d.as<float>(), st.s); });
+      bench::set_counters(state, static_cast<double>(n) * static_cast<double>(n));
     } else {
-      wall_async(state, st.s, [&] { sum(twobody::ordered_pairs(a), one_sided_gaussian{k}, d.as<float>(), st.s); });
+      // (The pair set is made outside the timed loop, as for the cross set.)
+      auto const pairs = twobody::ordered_pairs(a);
+      if constexpr (Kind == per_point_kind::one_sided) {
+        wall_async(state, st.s, [&] { sum(pairs, one_sided_gaussian{k}, d.as<float>(), st.s); });
+      } else {
+        wall_async(state, st.s, [&] { sum(pairs, k, d.as<float>(), st.s); });
+      }
+      bench::set_counters(state, 2.0 * bench::self_pair_count(n));
     }
-    bench::set_counters(state, static_cast<double>(n) * static_cast<double>(Kind == per_point_kind::cross ? n : n - 1));
   });
 }
 
@@ -225,7 +220,7 @@ void per_point_other_async(benchmark::State& state, Sum&& sum)
 template <per_point_kind Kind, int B = 0, int R = 1, int M = 1, int G = 1>
 void other_per_point(benchmark::State& state)
 {
-  per_point_other_async<Kind>(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) {
+  per_point_async<Kind>(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) {
     if constexpr (B == 0) {
       twobody::sum_per_point(pairs, f, d, s);
     } else {
@@ -704,8 +699,6 @@ int main(int argc, char** argv)
     reg2("shape/rdf128/tile:64x2/groups:4", shape_rdf<256, 2, 4, 4>, shape_sizes, {1});
     reg("shape/count/tile:64x2/groups:4", shape_count<256, 2, 4, 4>, shape_sizes, async_min_time);
     reg("shape/per_point/tile:64x2/groups:4", shape_per_point<256, 2, 4, 4>, shape_sizes, async_min_time);
-    // Symmetric per-point sums read a different column per lane (16 bytes of shared memory per
-    // pair with one own point per thread): tiles of 128 points with more own points per thread.
     // The per-point forms without column sums (cross sets, functors not declared symmetric) on
     // the symmetric form's 128-point shape (64 x 2 in 4 groups) and the one before it.
     using ppk = per_point_kind;
@@ -717,6 +710,8 @@ int main(int argc, char** argv)
         async_min_time);
     reg("shape/per_point_one_sided/tile:64x2/groups:4", other_per_point<ppk::one_sided, 256, 2, 4, 4>, shape_sizes,
         async_min_time);
+    // Symmetric per-point sums read a different column per lane (16 bytes of shared memory per
+    // pair with one own point per thread): tiles of 128 points with more own points per thread.
     reg("shape/per_point/tile:64x2/groups:2", shape_per_point<128, 2, 8, 2>, shape_sizes, async_min_time);
     reg("shape/per_point/tile:32x4/groups:4", shape_per_point<128, 4, 8, 4>, shape_sizes, async_min_time);
     reg("shape/per_point/tile:32x4/groups:2", shape_per_point<64, 4, 16, 2>, shape_sizes, async_min_time);
