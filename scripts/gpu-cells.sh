@@ -11,6 +11,7 @@
 #   SIZES, ROWS the bench's --sizes (default 256,1024,4096) and row filter (the floor rows)
 #   BENCHES     the bench binaries in .bin/ to alternate (default: bench_frames_base bench_frames):
 #               round 1 in that order, round 2 in the reverse order
+#   SKIP_NCU    1: no Nsight Compute run after the bench rounds
 #   KERNEL_ROWS bench rows (regexes) whose kernels' GPU time Nsight Compute takes per binary instead
 #               of the default profile: launches 20-59 of each, no cache flush or clock lock, medians
 #               in kernel_times.md (what the host's enqueueing, which varies by microseconds from
@@ -68,6 +69,7 @@ if [[ -n ${KERNEL_ROWS:-} ]]; then
   python3 scripts/kernel_times_table.py "$OUT/profile" > "$OUT/kernel_times.md" 2>&1; cat "$OUT/kernel_times.md"
   exit 0
 fi
+[[ ${SKIP_NCU:-0} == 1 ]] && exit 0
 for b in "${benches[@]}"; do
   timeout 120 ncu --kernel-name regex:pair_engine --launch-skip 3 --launch-count 1 --section SpeedOfLight \
     --section LaunchStats --section Occupancy --metrics smsp__inst_executed.sum,sm__cycles_active.avg \
