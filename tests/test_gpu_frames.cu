@@ -1,7 +1,8 @@
 // Batched frames and small sets on the GPU: frame histograms and counts against the
 // independent reference and the CPU backend (device and host arrays, device offsets and boxes,
 // chunks of host frames, poisoned device outputs), small one-call sets on the small tiles, a small
-// call as one kernel, and the asynchronous forms captured in a CUDA graph and replayed 1000 times.
+// call as one kernel, the asynchronous forms captured in a CUDA graph and replayed 1000 times, and
+// asynchronous calls back to back between plain kernels that write their points and read their outputs.
 #include "common.cuh"
 #include "frames_data.cuh"
 
@@ -322,4 +323,86 @@ TEST(GpuSmallSets, SmallCallsAreOneKernel)
     EXPECT_EQ(got_per, want) << n;
   }
   (void)cudaStreamDestroy(s);
+}
+
+namespace {
+
+/// Plain kernels (launched without programmatic serialization) between the library's calls.
+__global__ void copy_frame(float const* x, float const* y, float const* z, float* to_x, float* to_y, float* to_z, int n)
+{
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += static_cast<int>(gridDim.x * blockDim.x)) {
+    to_x[i] = x[i], to_y[i] = y[i], to_z[i] = z[i];
+  }
+}
+
+template <class T>
+__global__ void copy_values(T const* from, T* to, int n)
+{
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += static_cast<int>(gridDim.x * blockDim.x)) {
+    to[i] = from[i];
+  }
+}
+
+}  // namespace
+
+// Asynchronous calls back to back with plain kernels between them and no synchronization, as a
+// loop over trajectory frames runs them: each call must see the points a kernel wrote just before
+// it, overwrite an output only after the kernel that read it, and a reader right after it must see
+// the finished output (in-kernel zeroing, grid barriers and last-block folds included). A launch
+// that overlapped its predecessor (programmatic dependent launch, tried in issue 24) must keep this.
+TEST(GpuSmallSets, BackToBackCallsWaitForTheKernelsBeforeThem)
+{
+  TBT_REQUIRE_GPU();
+  int const n = 4000, frames = 6;
+  tbt::trajectory const t = tbt::make_trajectory(std::vector<int>(frames, n), 2024);
+  thrust::device_vector<float> all_x(t.x), all_y(t.y), all_z(t.z), x(n, -1.f), y(n, -1.f), z(n, -1.f);
+  auto raw = [](auto& v) { return thrust::raw_pointer_cast(v.data()); };
+  auto const dp  = self_pairs(make_points(static_cast<size_type>(n), raw(x), raw(y), raw(z)));
+  auto const op  = ordered_pairs(dp.a);
+  int const slots = bins.size() + 1;
+  thrust::device_vector<unsigned long long> h(slots, 0xdeadbeefull), h_seen(std::size_t(frames) * slots, 0xdeadbeefull);
+  thrust::device_vector<unsigned long long> counts(frames, 0xdeadbeefull);
+  thrust::device_vector<float> sums(n, -7.f), sums_seen(std::size_t(frames) * n, -7.f);
+  cudaStream_t s{};
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  for (int k = 0; k < frames; ++k) {
+    std::size_t const first = std::size_t(k) * n;
+    pbox const f{{t.boxes[3 * k], t.boxes[3 * k + 1], t.boxes[3 * k + 2]}};
+    copy_frame<<<8, 128, 0, s>>>(raw(all_x) + first, raw(all_y) + first, raw(all_z) + first, raw(x), raw(y), raw(z), n);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    histogram(dp, f, bins, raw(h), s);  // the same output each frame, read by the copy after it
+    count_pairs(dp, within_sq{f, 30.5f}, raw(counts) + k, s);
+    sum_per_point(op, f, raw(sums), s);
+    copy_values<<<1, 64, 0, s>>>(raw(h), raw(h_seen) + std::size_t(k) * slots, slots);
+    copy_values<<<8, 128, 0, s>>>(raw(sums), raw(sums_seen) + first, n);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  }
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  (void)cudaStreamDestroy(s);
+  auto const ref       = tbt::reference_histograms(t, nullptr, 0.5, 80.5, 40);
+  auto const count_ref = tbt::reference_histograms(t, nullptr, -0.5, 30.5, 1);
+  std::vector<unsigned long long> seen(h_seen.size());
+  thrust::copy(h_seen.begin(), h_seen.end(), seen.begin());
+  std::vector<float> sums_got(sums_seen.size());
+  thrust::copy(sums_seen.begin(), sums_seen.end(), sums_got.begin());
+  for (int k = 0; k < frames; ++k) {
+    std::vector<unsigned long long> const got(seen.begin() + std::ptrdiff_t(k) * slots, seen.begin() + std::ptrdiff_t(k + 1) * slots);
+    EXPECT_EQ(got, ref[std::size_t(k)]) << "frame " << k;
+    EXPECT_EQ(counts[k], count_ref[std::size_t(k)][0]) << "frame " << k;
+    // Integer coordinates: each point's sum of squared distances is an integer below 2^24, exact in float.
+    pbox const f{{t.boxes[3 * k], t.boxes[3 * k + 1], t.boxes[3 * k + 2]}};
+    std::size_t const first = std::size_t(k) * n;
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) {
+      double want = 0.0;
+      point<float, 3> const pi{{t.x[first + i], t.y[first + i], t.z[first + i]}};
+      for (int j = 0; j < n; ++j) {
+        if (j == i) { continue; }
+        point<float, 3> const pj{{t.x[first + j], t.y[first + j], t.z[first + j]}};
+        want += static_cast<double>(f(pi, pj));
+      }
+      wrong += static_cast<double>(sums_got[first + i]) == want ? 0 : 1;
+    }
+    EXPECT_EQ(wrong, 0) << "frame " << k;
+  }
 }
