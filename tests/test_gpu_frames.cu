@@ -327,14 +327,7 @@ TEST(GpuSmallSets, SmallCallsAreOneKernel)
 
 namespace {
 
-/// Plain kernels (launched without programmatic serialization) between the library's calls.
-__global__ void copy_frame(float const* x, float const* y, float const* z, float* to_x, float* to_y, float* to_z, int n)
-{
-  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += static_cast<int>(gridDim.x * blockDim.x)) {
-    to_x[i] = x[i], to_y[i] = y[i], to_z[i] = z[i];
-  }
-}
-
+/// A plain kernel between the library's calls.
 template <class T>
 __global__ void copy_values(T const* from, T* to, int n)
 {
@@ -355,8 +348,10 @@ TEST(GpuSmallSets, BackToBackCallsWaitForTheKernelsBeforeThem)
   TBT_REQUIRE_GPU();
   int const n = 4000, frames = 6;
   tbt::trajectory const t = tbt::make_trajectory(std::vector<int>(frames, n), 2024);
-  thrust::device_vector<float> all_x(t.x), all_y(t.y), all_z(t.z), x(n, -1.f), y(n, -1.f), z(n, -1.f);
-  auto raw = [](auto& v) { return thrust::raw_pointer_cast(v.data()); };
+  device_trajectory const all(t);
+  thrust::device_vector<float> x(n, -1.f), y(n, -1.f), z(n, -1.f);
+  auto raw  = [](auto& v) { return thrust::raw_pointer_cast(v.data()); };
+  auto box_of = [&](int k) { return pbox{{t.boxes[3 * k], t.boxes[3 * k + 1], t.boxes[3 * k + 2]}}; };
   auto const dp  = self_pairs(make_points(static_cast<size_type>(n), raw(x), raw(y), raw(z)));
   auto const op  = ordered_pairs(dp.a);
   int const slots = bins.size() + 1;
@@ -367,8 +362,10 @@ TEST(GpuSmallSets, BackToBackCallsWaitForTheKernelsBeforeThem)
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   for (int k = 0; k < frames; ++k) {
     std::size_t const first = std::size_t(k) * n;
-    pbox const f{{t.boxes[3 * k], t.boxes[3 * k + 1], t.boxes[3 * k + 2]}};
-    copy_frame<<<8, 128, 0, s>>>(raw(all_x) + first, raw(all_y) + first, raw(all_z) + first, raw(x), raw(y), raw(z), n);
+    pbox const f            = box_of(k);
+    copy_values<<<8, 128, 0, s>>>(raw(all.x) + first, raw(x), n);
+    copy_values<<<8, 128, 0, s>>>(raw(all.y) + first, raw(y), n);
+    copy_values<<<8, 128, 0, s>>>(raw(all.z) + first, raw(z), n);
     ASSERT_EQ(cudaGetLastError(), cudaSuccess);
     histogram(dp, f, bins, raw(h), s);  // the same output each frame, read by the copy after it
     count_pairs(dp, within_sq{f, 30.5f}, raw(counts) + k, s);
@@ -385,23 +382,21 @@ TEST(GpuSmallSets, BackToBackCallsWaitForTheKernelsBeforeThem)
   thrust::copy(h_seen.begin(), h_seen.end(), seen.begin());
   std::vector<float> sums_got(sums_seen.size());
   thrust::copy(sums_seen.begin(), sums_seen.end(), sums_got.begin());
+  auto const hp = t.view();
   for (int k = 0; k < frames; ++k) {
     std::vector<unsigned long long> const got(seen.begin() + std::ptrdiff_t(k) * slots, seen.begin() + std::ptrdiff_t(k + 1) * slots);
     EXPECT_EQ(got, ref[std::size_t(k)]) << "frame " << k;
     EXPECT_EQ(counts[k], count_ref[std::size_t(k)][0]) << "frame " << k;
     // Integer coordinates: each point's sum of squared distances is an integer below 2^24, exact in float.
-    pbox const f{{t.boxes[3 * k], t.boxes[3 * k + 1], t.boxes[3 * k + 2]}};
-    std::size_t const first = std::size_t(k) * n;
+    pbox const f            = box_of(k);
+    size_type const first   = size_type(k) * n;
     int wrong = 0;
-    for (int i = 0; i < n; ++i) {
+    for (size_type i = first; i < first + n; ++i) {
       double want = 0.0;
-      point<float, 3> const pi{{t.x[first + i], t.y[first + i], t.z[first + i]}};
-      for (int j = 0; j < n; ++j) {
-        if (j == i) { continue; }
-        point<float, 3> const pj{{t.x[first + j], t.y[first + j], t.z[first + j]}};
-        want += static_cast<double>(f(pi, pj));
+      for (size_type j = first; j < first + n; ++j) {
+        if (j != i) { want += static_cast<double>(f(hp[i], hp[j])); }
       }
-      wrong += static_cast<double>(sums_got[first + i]) == want ? 0 : 1;
+      wrong += static_cast<double>(sums_got[static_cast<std::size_t>(i)]) == want ? 0 : 1;
     }
     EXPECT_EQ(wrong, 0) << "frame " << k;
   }
