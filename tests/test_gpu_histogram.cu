@@ -129,6 +129,28 @@ TYPED_TEST(GpuHistogram, MatchesCpuBackend)
   }
 }
 
+// Column tiles past 32 KiB (2048 double 3-D points: 64 KiB) live in dynamic shared memory ahead
+// of the copies (input/shared_tile.cuh): the same counts as the CPU backend, for one pass, for
+// windows past shared memory and for global atomics.
+TEST(GpuHistogramExtras, LargeTilesOfDoublePoints)
+{
+  TBT_REQUIRE_GPU();
+  using large = input::shared_tile<512, 4>;
+  using wide  = input::shared_tile<256, 8>;
+  static_assert(large::column_source<points<double, 3>>::tile_is_dynamic, "the tile this test is for");
+  static_assert(wide::column_source<points<double, 3>>::tile_is_dynamic, "the tile this test is for");
+  for (pair_mode m : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
+    for (sizes s : {sizes{33, 31}, sizes{1000, 333}, sizes{5000, 4099}}) {
+      if (m != pair_mode::cross) { s.nb = s.na; }
+      for (layout l : {layout::bins256, layout::bins4096, layout::past_shared_memory}) {
+        check<large, double>(m, s, l, output::warp_privatized{4}, "shared_tile<512, 4> warp_privatized{4}");
+        check<wide, double>(m, s, l, output::warp_privatized{1}, "shared_tile<256, 8> warp_privatized{1}");
+        check<large, double>(m, s, l, output::global_atomics{}, "shared_tile<512, 4> global_atomics");
+      }
+    }
+  }
+}
+
 TEST(GpuHistogramExtras, WeightedPeriodicAndTwoDimensional)
 {
   TBT_REQUIRE_GPU();

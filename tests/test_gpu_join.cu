@@ -26,14 +26,14 @@ std::vector<std::tuple<std::uint32_t, std::uint32_t>> keys(std::vector<R> v)
 }
 
 
-template <class Input, class Output>
+template <class Input, class Output, class T = float>
 void check_policy(char const* what)
 {
   SCOPED_TRACE(what);
-  tbt::host_points<float, 3> ha(2500, 21, 48), hb(1777, 22, 48);
-  tbt::device_points<float, 3> a(ha), b(hb);
-  float const eps = 4.f;
-  twobody::within_eps_fn<float> const pred{eps * eps};
+  tbt::host_points<T, 3> ha(2500, 21, 48), hb(1777, 22, 48);
+  tbt::device_points<T, 3> a(ha), b(hb);
+  T const eps = 4;
+  twobody::within_eps_fn<T> const pred{eps * eps};
 
   auto self = twobody::join<Input, Output>(twobody::self_pairs(a.view()), pred);
   EXPECT_EQ(self.location(), twobody::result_location::device);
@@ -86,6 +86,18 @@ TEST(GpuJoin, EveryOutputPolicyMatchesTheCpu)
   check_policy<input::shared_tile<256, 1, 4, 2>, output::direct_output_buffer<4>>("st128x1 groups 2");
   check_policy<input::shared_tile<256, 1, 4, 2>, output::two_pass>("st128x1 groups 2 two pass");
   check_policy<input::readonly_tile<256, 2>, output::direct_output_buffer<4>>("readonly tile");
+}
+
+// A column tile of 2048 double 3-D points (64 KiB) lives in dynamic shared memory
+// (input/shared_tile.cuh): both join drivers give it room.
+TEST(GpuJoin, LargeTilesOfDoublePoints)
+{
+  TBT_REQUIRE_GPU();
+  using namespace twobody;
+  using large = input::shared_tile<512, 4>;
+  static_assert(large::column_source<points<double, 3>>::tile_is_dynamic, "the tile this test is for");
+  check_policy<large, output::direct_output_buffer<4>, double>("shared_tile<512, 4> double, dob");
+  check_policy<large, output::two_pass, double>("shared_tile<512, 4> double, two pass");
 }
 
 TEST(GpuJoin, TinyPoolForcesManyResumeRounds)

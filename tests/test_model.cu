@@ -84,6 +84,42 @@ TEST(Occupancy, SmallSharedMemoryGpu)
   EXPECT_EQ(model::blocks_per_sm(t4, {256, 0, 32768, 32769}).blocks_per_sm, 0);
 }
 
+// The planner never picks a composition that cannot launch: on a T4 (64 KiB of shared memory a
+// block), an A100 (163 KiB) and an H100 (227 KiB), for points of 4- and 8-byte values of 1 to 16
+// dimensions (the largest tiles of 8-byte points take 64 KiB and more), every statistic's plan
+// fits one block on an SM next to its tile.
+TEST(Occupancy, PlansLaunchOnEveryGpu)
+{
+  for (device_info const& dev : {device_info::t4(), device_info::a100(), device_info::h100_sxm()}) {
+    for (int value_bytes : {4, 8}) {
+      for (int dims : {1, 3, 4, 16}) {
+        std::vector<problem> problems;
+        for (int slots : {64, 4097, 65537, 1 << 20}) {
+          problems.push_back(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots, 8, value_bytes, dims));
+        }
+        for (statistic_kind kind : {statistic_kind::reduction, statistic_kind::per_point, statistic_kind::pair_list}) {
+          problem p  = problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 1, 8, value_bytes, dims);
+          p.kind     = kind;
+          p.slots    = 0;
+          p.output_bytes = kind == statistic_kind::pair_list ? -1 : 8;
+          problems.push_back(p);
+        }
+        for (problem const& p : problems) {
+          SCOPED_TRACE(dev.name + ": " + std::to_string(value_bytes) + "-byte values, " + std::to_string(dims) + " dims, " +
+                       std::to_string(p.slots) + " slots, kind " + std::to_string(static_cast<int>(p.kind)));
+          policy_plan const plan = choose_policy(p, dev);
+          EXPECT_GT(plan.occ.blocks_per_sm, 0);
+          EXPECT_LE(plan.input.static_smem + plan.dynamic_smem, dev.smem_per_block_optin);
+          EXPECT_GT(model::blocks_per_sm(dev, {plan.input.block_threads, plan.input.regs_per_thread, plan.input.static_smem,
+                                               plan.dynamic_smem})
+                      .blocks_per_sm,
+                    0);
+        }
+      }
+    }
+  }
+}
+
 TEST(Occupancy, Rounds)
 {
   EXPECT_EQ(model::rounds(0, 2, 132), 0);

@@ -86,13 +86,11 @@ void launch_frames(frame_batch<Points> const& batch, F const& f, typename Agent:
 {
   using traversal = frame_traversal<Input, Points>;
   using visitor   = frame_statistic_visitor<Agent, F>;
-  auto const kernel = pair_engine_kernel<traversal, visitor, static_units>;
+  constexpr auto kernel = pair_engine_kernel<traversal, visitor, static_units>;
   if (batch.units() == 0) { return; }
-  if (smem > 48u * 1024u) {
-    TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  }
-  int const grid = persistent_grid(kernel, Input::block_threads, smem, batch.units());
-  kernel<<<grid, Input::block_threads, smem, stream>>>(typename traversal::params{batch.inputs()},
+  std::size_t const launch = launch_smem<traversal, kernel>(smem);
+  int const grid = persistent_grid(kernel, Input::block_threads, launch, batch.units());
+  kernel<<<grid, Input::block_threads, launch, stream>>>(typename traversal::params{batch.inputs()},
                                                               typename visitor::params{agent, f},
                                                               static_units::params{batch.units()});
   TWOBODY_CHECK_LAUNCH();
@@ -139,7 +137,8 @@ void histogram_frames_with(frame_pairs<Points> const& pairs, frame_layout<Points
   using agent   = frame_histogram_agent<Binning, Count, Counter, Input::block_threads>;
   double const pairs_per_frame = batch.frames() > 0 ? static_cast<double>(batch.total_pairs()) / batch.frames() : 0.0;
   std::size_t const optin = device_info::get().smem_per_block_optin;
-  std::size_t const tile  = sizeof(typename frame_traversal<Input, Points>::temp_storage);
+  using traversal          = frame_traversal<Input, Points>;
+  std::size_t const tile  = sizeof(typename traversal::temp_storage) + traversal_dynamic_bytes_v<traversal>;
   privatized_plan const copies = frame_histogram_layout(slots, per_frame, pairs_per_frame, optin > tile + 1024 ? optin - tile - 1024 : 0);
   typename agent::params p{{bins, d_counts, copies.copies, 0, slots, flush_limit_for<Counter>(max_increments_per_tile<Input>())},
                            per_frame, slots};

@@ -143,14 +143,17 @@ class staged_row_pairs {
   std::optional<staged_rows<T, W>> b_;
 };
 
-/// The tensor-core path needs mma.sync with TF32/BF16 and cp.async: compute capability 8.0.
-inline void require_row_tensor_cores()
+/// The tensor-core path needs mma.sync with TF32/BF16 and cp.async: compute capability 8.0, in
+/// the GPU and in the code `kernel` was compiled to.
+inline void require_row_tensor_cores(void const* kernel)
 {
   device_info const& dev = device_info::get();
   TWOBODY_EXPECTS(dev.cc_major >= 8, ("statistics of rows on the GPU need compute capability 8.0 or newer (tensor cores "
                                       "with TF32 and BF16), but " + dev.name + " is " + std::to_string(dev.cc_major) + "." +
                                       std::to_string(dev.cc_minor) + ": run them on twobody::exec::cpu")
                                        .c_str());
+  int const arch = runtime_attributes(kernel).ptx_version;
+  TWOBODY_EXPECTS(arch >= 80, rebuild_for(arch, "statistics of rows on the tensor cores", "8.0").c_str());
 }
 
 /// Whether a products core is the CUDA cores' (simt_row_products: input::simt_rows, double rows).
@@ -160,11 +163,11 @@ template <class T>
 inline constexpr bool is_simt_row_products_v<simt_row_products<T>> = true;
 
 /// require_row_tensor_cores where the products core is the tensor cores' (the CUDA cores' runs
-/// on any GPU).
-template <class Core>
-void require_row_core()
+/// on any GPU); `kernel` is the statistic's kernel.
+template <class Core, class Kernel>
+void require_row_core(Kernel kernel)
 {
-  if constexpr (!is_simt_row_products_v<Core>) { require_row_tensor_cores(); }
+  if constexpr (!is_simt_row_products_v<Core>) { require_row_tensor_cores(reinterpret_cast<void const*>(kernel)); }
 }
 
 /// A count's test of a pair's value by its rule (row_predicate, squared_below_threshold).
@@ -208,7 +211,7 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
     agent_params(0);
     return;
   }
-  require_row_core<Core>();
+  require_row_core<Core>(kernel);
   std::size_t const smem = launch_smem<traversal, kernel>(dynamic_smem);
   int const grid         = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);

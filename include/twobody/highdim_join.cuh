@@ -82,7 +82,7 @@ join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sin
   tile_schedule const sched =
     tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile).with_bands(input::mma_tile::band_rows);
   auto const units          = static_cast<unsigned long long>(sched.total);
-  require_row_core<typename traversal::core>();
+  require_row_core<typename traversal::core>(kernel);
   // The products' stages live in dynamic shared memory past 48 KiB (the visitor has none).
   std::size_t const smem = launch_smem<traversal, kernel>(0);
   (void)launch_smem<traversal, counter>(0);  // the same bytes: checks and raises the counter's limit

@@ -64,7 +64,7 @@ void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cud
     tile_schedule::make(both ? pair_mode::self : pair_mode::cross, pairs.a.size, pairs.b.size, input::mma_tile::tile)
       .with_bands(input::mma_tile::band_rows);
   if (sched.total == 0) { return; }
-  require_row_core<typename traversal::core>();
+  require_row_core<typename traversal::core>(kernel);
   std::size_t const smem = launch_smem<traversal, kernel>(0);  // the products' stages
   int const grid = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);

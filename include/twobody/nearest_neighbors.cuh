@@ -207,7 +207,8 @@ void nearest_rows_gpu(pair_set<rows<T, W>> const& pairs, int k, std::int32_t* d_
   constexpr row_metric_kind M = row_metric<Metric>::kind;
   using traversal             = mma_nearest_traversal<T, M>;
   if (pairs.a.size == 0) { return; }
-  require_row_core<typename traversal::core>();
+  // (Either visitor's kernel: both come from this translation unit, for the same architectures.)
+  require_row_core<typename traversal::core>(pair_engine_kernel<traversal, nearest_lists_visitor<traversal::TS>, static_units>);
   staged_row_pairs<T, W> const staged(pairs, stream);
   size_type const col_tiles = (staged.b().size + traversal::TS - 1) / traversal::TS;
   launch_nearest<traversal>(

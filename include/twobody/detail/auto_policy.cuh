@@ -24,8 +24,8 @@ template <class Input, class Kernel>
 input_candidate candidate_of(output_kind histogram_output = output_kind::warp_privatized)
 {
   kernel_resources const r = Kernel::resources();
-  return {Input::kind,    Input::block_threads, Input::points_per_thread, r.regs_per_thread, r.static_smem,
-          histogram_output, column_groups_v<Input>};
+  return {Input::kind,      Input::block_threads,   Input::points_per_thread,     r.regs_per_thread, r.static_smem,
+          histogram_output, column_groups_v<Input>, Kernel::attrs().ptx_version};
 }
 
 /// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs (for

@@ -204,15 +204,25 @@ inline constexpr int traversal_min_blocks_v<Traversal, Visitor, cuda::std::void_
 template <class Traversal, class Visitor>
 inline constexpr int engine_min_blocks_v = Visitor::compiler_register_budget ? 0 : traversal_min_blocks_v<Traversal, Visitor>;
 
+/// The dynamic shared memory a part of a kernel takes (its dynamic_bytes, else 0).
+template <class Part, class = void>
+inline constexpr std::size_t dynamic_bytes_v = 0;
+template <class Part>
+inline constexpr std::size_t dynamic_bytes_v<Part, cuda::std::void_t<decltype(Part::dynamic_bytes)>> = Part::dynamic_bytes;
+
 /// Dynamic shared memory a traversal takes before the visitor's (its dynamic_bytes, else 0):
-/// room past the 48 KiB of static shared memory (the tensor-core traversals' stages). Such a
-/// traversal is constructed with (params, temp_storage&, unsigned char* dynamic); every launch
-/// adds these bytes to the visitor's (traversal_launch_smem; launch_smem in launch.cuh checks them).
-template <class Traversal, class = void>
-inline constexpr std::size_t traversal_dynamic_bytes_v = 0;
+/// room past the 48 KiB of static shared memory (the tensor-core traversals' stages, the large
+/// column tiles). Such a traversal is constructed with (params, temp_storage&, unsigned char*
+/// dynamic); every launch adds these bytes to the visitor's (traversal_launch_smem; launch_smem
+/// in launch.cuh checks them).
 template <class Traversal>
-inline constexpr std::size_t traversal_dynamic_bytes_v<Traversal, cuda::std::void_t<decltype(Traversal::dynamic_bytes)>> =
-  Traversal::dynamic_bytes;
+inline constexpr std::size_t traversal_dynamic_bytes_v = dynamic_bytes_v<Traversal>;
+
+/// The static shared memory a kernel may declare on every GPU: ptxas refuses more for every
+/// architecture but sm_90 (where more only works because that GPU has it), so a kernel past it
+/// would build for an H100 and not for an A100, a T4 or a Blackwell GPU. Larger storage goes to
+/// the launch's dynamic shared memory (traversal_dynamic_bytes_v).
+inline constexpr std::size_t portable_static_smem = 48 * 1024;
 
 /// The dynamic shared memory of a launch whose visitor needs `visitor_bytes`.
 template <class Traversal>
@@ -248,6 +258,10 @@ __global__ void __launch_bounds__(Traversal::block_threads, (engine_min_blocks_v
   pair_engine_kernel(typename Traversal::params walk_params, typename Visitor::params out_params,
                      typename Source::params unit_params)
 {
+  static_assert(sizeof(typename Traversal::temp_storage) + sizeof(typename Visitor::temp_storage) +
+                    sizeof(typename Source::temp_storage) <= portable_static_smem,
+                "twobody: this kernel's static shared memory is past the 48 KiB every GPU allows: the input "
+                "policy's tile or the output's storage is too large for these points (use fewer points per thread)");
   __shared__ typename Traversal::temp_storage walk_storage;
   __shared__ typename Visitor::temp_storage out_storage;
   __shared__ typename Source::temp_storage unit_storage;

@@ -55,11 +55,15 @@ struct frame_traversal {
     frame_inputs<Points> in;
   };
   using temp_storage = typename source::temp_storage;
+  static constexpr std::size_t dynamic_bytes = dynamic_bytes_v<source>;  ///< a large column tile's (engine.cuh)
 
   frame_inputs<Points> const& in;
   source columns;
 
-  __device__ frame_traversal(params const& p, temp_storage& storage) : in(p.in), columns(storage, p.in.b, false) {}
+  __device__ frame_traversal(params const& p, temp_storage& storage, unsigned char* dynamic = nullptr)
+    : in(p.in), columns(storage, dynamic, p.in.b, false)
+  {
+  }
 
   /// The frame holding unit u: the last f with unit_offsets[f] <= u (frames without units skipped).
   __device__ size_type frame_of(unsigned long long u) const

@@ -456,14 +456,15 @@ join_stats run_one_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   tile_schedule const sched = tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, TS);
   if (pairs.count() == 0) { return {}; }
   auto const units = static_cast<unsigned long long>(sched.total);
-  int const grid   = persistent_grid(kernel, B, 0, units);
+  std::size_t const smem = launch_smem_of<traversal>(kernel);
+  int const grid   = persistent_grid(kernel, B, smem, units);
   kernel_inputs<Points> const in = inputs_of(pairs);
   return run_rounds<Record, PS>(
     sink, opt, units, grid, Output::owner == output::page_owner::warp ? B / 32 : B,
     "a tile pair of " + std::to_string(TS) + " x " + std::to_string(TS) + " points",
     [&](std::uint64_t& estimate) { return sample_estimate(pairs, e, opt.sample_pairs, stream, estimate); },
     [&](page_pool<Record> const& pool, dynamic_units::params const& handing, int blocks) {
-      launch_kernel(kernel, blocks, B, 0, stream, typename traversal::params{in, sched}, typename visitor::params{pool, e},
+      launch_kernel(kernel, blocks, B, smem, stream, typename traversal::params{in, sched}, typename visitor::params{pool, e},
                     handing);
     },
     stream);
@@ -489,7 +490,9 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   if (pairs.count() == 0) { return st; }
   auto const units = static_cast<unsigned long long>(sched.total);
   // Both passes must give each thread the same pairs: one grid for both.
-  int const grid = std::min(persistent_grid(count_kernel, B, 0, units), persistent_grid(write_kernel, B, 0, units));
+  std::size_t const smem = launch_smem_of<traversal>(count_kernel);
+  (void)launch_smem_of<traversal>(write_kernel);  // (the same bytes: raises the writer's limit)
+  int const grid = std::min(persistent_grid(count_kernel, B, smem, units), persistent_grid(write_kernel, B, smem, units));
   std::size_t const threads = static_cast<std::size_t>(grid) * B;
   static_units::params const work{units};
   kernel_inputs<Points> const in = inputs_of(pairs);
@@ -502,7 +505,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
   device_buffer scan_temp(scan_bytes, stream);
   stream_guard guard{stream};
 
-  launch_kernel(count_kernel, grid, B, 0, stream, typename traversal::params{in, sched},
+  launch_kernel(count_kernel, grid, B, smem, stream, typename traversal::params{in, sched},
                 typename counter::params{{counts.as<unsigned long long>()}, e}, work);
   TWOBODY_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp.data(), scan_bytes, counts.as<unsigned long long>(),
                                                  offsets.as<unsigned long long>(), static_cast<long long>(threads), stream));
@@ -524,7 +527,7 @@ join_stats run_two_pass(pair_set<Points> const& pairs, Emitter const& e, Sink& s
                         .c_str());
     }
     Record* dst = sink.reserve(total, stream);
-    launch_kernel(write_kernel, grid, B, 0, stream, typename traversal::params{in, sched},
+    launch_kernel(write_kernel, grid, B, smem, stream, typename traversal::params{in, sched},
                   typename writer::params{{offsets.as<unsigned long long const>(), dst}, e}, work);
     sink.commit(total, stream);
   }

@@ -81,6 +81,16 @@ int persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, 
   return static_cast<int>(grid < cap ? grid : cap);
 }
 
+/// Why a build lacks code for a GPU feature, and what to do (the kernels' architecture is what
+/// the build was given: CMAKE_CUDA_ARCHITECTURES or -arch).
+inline std::string rebuild_for(int ptx_version, char const* feature, char const* needs)
+{
+  return std::string(feature) + " needs kernels compiled for compute capability " + needs +
+         " or newer, but this build compiled them for compute_" + std::to_string(ptx_version) +
+         ": build for the GPU you run on (CMAKE_CUDA_ARCHITECTURES=native, or a list such as 80;90a; "
+         "for the Python package: pip install . -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=native)";
+}
+
 /// Throws twobody::error unless the current GPU has thread-block clusters (sm_90 and newer).
 inline void require_thread_block_clusters()
 {
@@ -98,6 +108,9 @@ template <class Kernel>
 void prepare_cluster_launch(Kernel kernel, int cluster)
 {
   require_thread_block_clusters();
+  cudaFuncAttributes fa{};
+  TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, reinterpret_cast<void const*>(kernel)));
+  TWOBODY_EXPECTS(fa.ptxVersion >= 90, rebuild_for(fa.ptxVersion, "output::cluster_privatized (thread-block clusters)", "9.0").c_str());
   TWOBODY_EXPECTS(cluster >= 1 && cluster <= 16, "thread-block clusters have 1 to 16 blocks");
   if (cluster > 8) { TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); }
 }
@@ -165,7 +178,12 @@ struct kernel_attributes {
   int regs_per_thread       = 0;
   std::size_t static_smem   = 0;
   std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
+  /// The virtual architecture the kernel was compiled from (10 x major + minor: 75, 80, 90). A
+  /// build for compute_75 runs on an H100 through the driver's JIT, without the code that needs
+  /// sm_80 (tensor cores) or sm_90 (thread-block clusters): the launches check this, not the GPU.
+  int ptx_version = 0;
 };
+
 
 /// A kernel's attributes on device `dev`, read from CUDA, with its dynamic shared memory limit
 /// raised to all a block may use.
@@ -176,6 +194,7 @@ inline kernel_attributes read_attributes(void const* kernel, int dev)
   kernel_attributes a;
   a.regs_per_thread       = fa.numRegs;
   a.static_smem           = fa.sharedSizeBytes;
+  a.ptx_version           = fa.ptxVersion;
   std::size_t const optin = device_info::get(dev).smem_per_block_optin;
   a.dynamic_limit         = optin > a.static_smem ? optin - a.static_smem : 0;
   TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a.dynamic_limit)));
@@ -227,6 +246,20 @@ std::size_t launch_smem(std::size_t visitor_bytes)
 {
   TWOBODY_EXPECTS(visitor_bytes <= (visitor_smem_limit<Traversal, Kernel>()), "the output needs more shared memory than a block has");
   return traversal_launch_smem<Traversal>(visitor_bytes);
+}
+
+/// launch_smem for a kernel known by its address only (compiled, or a run-time compiled
+/// cudaKernel_t): the traversal's share plus `visitor_bytes`, checked to fit, the limit raised.
+template <class Traversal, class Kernel>
+std::size_t launch_smem_of(Kernel kernel, std::size_t visitor_bytes = 0)
+{
+  std::size_t const bytes = traversal_launch_smem<Traversal>(visitor_bytes);
+  if (bytes == 0) { return 0; }
+  std::size_t const limit = runtime_attributes(reinterpret_cast<void const*>(kernel)).dynamic_limit;
+  TWOBODY_EXPECTS(bytes <= limit, ("the kernel needs " + std::to_string(bytes) + " bytes of shared memory per block but only " +
+                                   std::to_string(limit) + " are available on this GPU: use fewer points per thread")
+                                    .c_str());
+  return bytes;
 }
 
 /// What a run-time program compiles for kernel `name` of the run-time functor F.
@@ -322,14 +355,25 @@ struct pair_kernel {
     }
   }
 
-  static std::size_t static_smem() { return attrs().static_smem; }
+  /// The traversal's own dynamic shared memory (a column tile past static shared memory), which
+  /// every launch takes ahead of the visitor's.
+  static constexpr std::size_t traversal_smem = traversal_dynamic_bytes_v<traversal>;
 
-  static std::size_t dynamic_smem_limit() { return attrs().dynamic_limit; }
+  /// The shared memory a block takes whatever its output: the static and the traversal's own.
+  static std::size_t static_smem() { return attrs().static_smem + traversal_smem; }
 
-  /// What the cost model needs to know about this kernel (see model/policy.cuh).
+  /// The dynamic shared memory the visitor may take.
+  static std::size_t dynamic_smem_limit()
+  {
+    std::size_t const limit = attrs().dynamic_limit;
+    return limit > traversal_smem ? limit - traversal_smem : 0;
+  }
+
+  /// What the cost model needs to know about this kernel (see model/policy.cuh): the traversal's
+  /// dynamic shared memory counts as fixed, as static shared memory does.
   static kernel_resources resources(std::size_t dynamic_smem = 0)
   {
-    return {Input::block_threads, attrs().regs_per_thread, attrs().static_smem, dynamic_smem};
+    return {Input::block_threads, attrs().regs_per_thread, static_smem(), dynamic_smem};
   }
 
   static constexpr int naive_chunk = 4096;
@@ -343,17 +387,24 @@ struct pair_kernel {
                                size_type(tile_points_v<Input>));
   }
 
-  /// Grid and shared memory for `pairs`: a persistent grid of (resident blocks per SM) x SMs,
-  /// never more blocks than tile pairs. Zero blocks when there is no pair. With `cluster` > 0
-  /// the grid is whole clusters of that many blocks (outputs that share shared memory across a
-  /// cluster: some blocks may then have no unit, and still take part in the cluster's barriers).
+  /// Grid and shared memory for `pairs` when the visitor takes `dynamic_smem` bytes: a persistent
+  /// grid of (resident blocks per SM) x SMs, never more blocks than tile pairs. Zero blocks when
+  /// there is no pair. With `cluster` > 0 the grid is whole clusters of that many blocks
+  /// (outputs that share shared memory across a cluster: some blocks may then have no unit, and
+  /// still take part in the cluster's barriers).
   static launch_plan plan(pair_set<Points> const& pairs, std::size_t dynamic_smem, int cluster = 0)
   {
     launch_plan lp;
-    lp.dynamic_smem = dynamic_smem;
+    lp.dynamic_smem = traversal_launch_smem<traversal>(dynamic_smem);
     lp.cluster      = cluster;
     if (pairs.count() == 0) { return lp; }
     auto const k = get();
+    if constexpr (traversal_smem > 0) {
+      TWOBODY_EXPECTS(traversal_smem <= attrs().dynamic_limit,
+                      ("the input policy's column tile needs " + std::to_string(traversal_smem) +
+                       " bytes of shared memory per block, more than this GPU has: use fewer points per thread")
+                        .c_str());
+    }
     std::size_t const limit = dynamic_smem_limit();
     TWOBODY_EXPECTS(dynamic_smem <= limit,
                     ("the output needs " + std::to_string(dynamic_smem) + " bytes of shared memory per block but only " +
@@ -361,8 +412,8 @@ struct pair_kernel {
                       .c_str());
     if constexpr (Input::tiled) {
       auto const units = static_cast<unsigned long long>(schedule(pairs).total);
-      lp.grid = cluster > 0 ? persistent_cluster_grid(k, Input::block_threads, dynamic_smem, cluster, units)
-                            : persistent_grid(k, Input::block_threads, dynamic_smem, units);
+      lp.grid = cluster > 0 ? persistent_cluster_grid(k, Input::block_threads, lp.dynamic_smem, cluster, units)
+                            : persistent_grid(k, Input::block_threads, lp.dynamic_smem, units);
     } else {
       TWOBODY_EXPECTS(cluster == 0, "thread-block clusters need a tiled input policy");
       size_type const grid = (pairs.a.size + Input::block_threads - 1) / Input::block_threads;

@@ -298,14 +298,16 @@ struct tile_traversal {
     tile_schedule sched;
   };
   using temp_storage = typename source::temp_storage;
+  /// A column tile too large for static shared memory takes the launch's dynamic (engine.cuh).
+  static constexpr std::size_t dynamic_bytes = dynamic_bytes_v<source>;
 
   // References to the kernel's parameters (constant memory): copies would hold them in registers.
   kernel_inputs<Points> const& in;
   tile_schedule const& sched;
   source columns;
 
-  __device__ tile_traversal(params const& p, temp_storage& storage)
-    : in(p.in), sched(p.sched), columns(storage, p.in.b, p.in.vector_aligned)
+  __device__ tile_traversal(params const& p, temp_storage& storage, unsigned char* dynamic = nullptr)
+    : in(p.in), sched(p.sched), columns(storage, dynamic, p.in.b, p.in.vector_aligned)
   {
   }
 

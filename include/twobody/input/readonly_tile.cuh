@@ -25,7 +25,7 @@ struct readonly_column_source {
   Points pts;
   size_type diagonal_start = 0;
 
-  __device__ readonly_column_source(temp_storage&, Points const& p, bool) : pts(p) {}
+  __device__ readonly_column_source(temp_storage&, unsigned char*, Points const& p, bool) : pts(p) {}
 
   __device__ stored load(size_type i) const { return stored::make(pts.load_readonly(i), pts.weight_readonly(i)); }
 

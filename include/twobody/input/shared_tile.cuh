@@ -14,6 +14,10 @@
 #include <twobody/detail/stored_point.cuh>
 #include <twobody/points.cuh>
 
+#include <cuda/std/type_traits>
+
+#include <cstddef>
+
 namespace twobody {
 namespace detail {
 
@@ -26,17 +30,38 @@ struct shared_column_source {
   static constexpr int tile   = BlockThreads / ColumnGroups * PointsPerThread;
   using stored            = stored_point<T, D, W>;
 
-  struct temp_storage {
+  struct tile_storage {
     stored pts[tile];
   };
+  /// A kernel may declare at most 48 KiB of static shared memory on every GPU (sm_90 alone lets
+  /// ptxas take more), and the visitor's and the unit source's storage share them. Tiles past
+  /// 32 KiB (2048 double 3-D points, or more than 16 bytes a point) live in the launch's dynamic
+  /// shared memory instead, ahead of the visitor's (dynamic_bytes; the launches add it and
+  /// raise the kernel's limit): on sm_80 and sm_90 they fit there, and where they do not
+  /// (sm_75's 64 KiB) the planner does not pick them.
+  static constexpr bool tile_is_dynamic = sizeof(tile_storage) > 32 * 1024;
+  static constexpr std::size_t dynamic_bytes = tile_is_dynamic ? (sizeof(tile_storage) + 127) / 128 * 128 : 0;
+  struct no_storage {};
+  using temp_storage = cuda::std::conditional_t<tile_is_dynamic, no_storage, tile_storage>;
 
-  temp_storage& storage;
+  tile_storage& storage;
   Points pts;
   bool vector_loads;  // coordinate arrays 16-byte aligned: stage tiles with vector loads
 
-  __device__ shared_column_source(temp_storage& s, Points const& p, bool aligned)
-    : storage(s), pts(p), vector_loads(aligned)
+  /// `dynamic`: the launch's dynamic shared memory (the tile's, where tile_is_dynamic).
+  __device__ shared_column_source(temp_storage& s, unsigned char* dynamic, Points const& p, bool aligned)
+    : storage(tile_of(s, dynamic)), pts(p), vector_loads(aligned)
   {
+  }
+
+  __device__ static tile_storage& tile_of(temp_storage& s, unsigned char* dynamic)
+  {
+    if constexpr (tile_is_dynamic) {
+      return *reinterpret_cast<tile_storage*>(dynamic);
+    } else {
+      (void)dynamic;
+      return s;
+    }
   }
 
   /// Copies points [start, start + count) into shared memory (block-wide; contains barriers).

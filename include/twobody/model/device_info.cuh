@@ -93,6 +93,25 @@ struct device_info {
     return d;
   }
 
+  /// A100 SXM4 40 GB (sm_80): 163 KiB of shared memory a block may opt in to.
+  static device_info a100()
+  {
+    device_info d;
+    d.name                    = "NVIDIA A100-SXM4-40GB (description)";
+    d.cc_major                = 8;
+    d.cc_minor                = 0;
+    d.sm_count                = 108;
+    d.smem_per_sm             = 167936;  // 164 KiB
+    d.smem_per_block_optin    = 166912;  // 163 KiB
+    d.reserved_smem_per_block = 1024;
+    d.regs_per_sm             = 65536;
+    d.max_threads_per_sm      = 2048;
+    d.max_blocks_per_sm       = 32;
+    d.l2_bytes                = 41943040;  // 40 MiB
+    d.cooperative_launch      = true;
+    return d;
+  }
+
   /// Tesla T4 (sm_75): a GPU with little shared memory (64 KiB per SM) and 1024 threads per SM.
   static device_info t4()
   {

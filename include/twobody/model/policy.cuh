@@ -107,6 +107,9 @@ struct input_candidate {
   /// cluster_privatized and global_atomics kernels the one-call form compiles for some inputs).
   output_kind histogram_output = output_kind::warp_privatized;
   int column_groups = 1;  ///< thread groups that share each tile pair's columns (shared_tile)
+  /// The virtual architecture its kernel was compiled from (10 x major + minor); 0: unknown (a
+  /// description without a GPU). Cluster kernels compiled below 90 have no cluster code.
+  int compiled_arch = 0;
 
   /// Threads that hold a tile's own points, and the points of a tile.
   int row_threads() const { return block_threads / column_groups; }
@@ -535,9 +538,17 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
   best.predicted_seconds = std::numeric_limits<double>::infinity();
 
   if (p.kind == statistic_kind::pair_list || p.output_bytes < 0) {
-    best.input  = allowed.front();
+    // The first candidate that launches on this GPU (a large tile may not: a T4's 64 KiB).
+    for (auto const& c : allowed) {
+      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
+      if (occ.blocks_per_sm > 0) {
+        best.input = c;
+        best.occ   = occ;
+        break;
+      }
+    }
+    TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0, "choose_policy: no input candidate fits on this GPU");
     best.output = output_kind::direct_output_buffer;
-    best.occ    = model::blocks_per_sm(dev, {best.input.block_threads, best.input.regs_per_thread, best.input.static_smem, 0});
     best.predicted_seconds = 0.0;
     best.reason = "output size unknown: pages of a direct output buffer";
     return best;
@@ -575,7 +586,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
   bool const clusters      = dev.cc_major >= 9 && force.cluster != 0;
   for (auto const& c : allowed) {
     if (c.histogram_output == output_kind::cluster_privatized) {
-      if (!clusters) { continue; }
+      if (!clusters || (c.compiled_arch != 0 && c.compiled_arch < 90)) { continue; }
       policy_plan const plan = model::choose_cluster_layout(p, dev, c, force.cluster > 0 ? force.cluster : 0, force.copies);
       if (plan.predicted_seconds < best.predicted_seconds) { best = plan; }
       continue;
@@ -583,7 +594,8 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     if (force.cluster > 0) { continue; }
     cost_constants const k = h100_constants(c);
     if (c.histogram_output == output_kind::global_atomics) {
-      if (force.copies != 0) { continue; }
+      occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
+      if (force.copies != 0 || occ.blocks_per_sm == 0) { continue; }
       // One L2 atomic per pair: the whole GPU's atomic rate, lower where few bins take them all.
       // Small sets pay for the tile's padding too (the padding's pairs take their atomics).
       long long const tile_g = c.tile_points();
@@ -594,9 +606,8 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
         best.input             = c;
         best.output            = output_kind::global_atomics;
         best.window            = p.slots;
-        best.occ               = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
-        best.rounds            = model::rounds(model::tile_pairs(p, c.tile_points()),
-                                               std::max(1, best.occ.blocks_per_sm), dev.sm_count);
+        best.occ               = occ;
+        best.rounds            = model::rounds(model::tile_pairs(p, c.tile_points()), occ.blocks_per_sm, dev.sm_count);
         best.predicted_seconds = t;
         best.reason = std::to_string(p.slots) + " slots: one global atomic per pair beats passes over windows of the bins";
       }
