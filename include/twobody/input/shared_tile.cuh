@@ -14,9 +14,8 @@
 #include <twobody/detail/stored_point.cuh>
 #include <twobody/points.cuh>
 
+#include <cuda/std/cstddef>
 #include <cuda/std/type_traits>
-
-#include <cstddef>
 
 namespace twobody {
 namespace detail {
@@ -40,7 +39,7 @@ struct shared_column_source {
   /// raise the kernel's limit): on sm_80 and sm_90 they fit there, and where they do not
   /// (sm_75's 64 KiB) the planner does not pick them.
   static constexpr bool tile_is_dynamic = sizeof(tile_storage) > 32 * 1024;
-  static constexpr std::size_t dynamic_bytes = tile_is_dynamic ? (sizeof(tile_storage) + 127) / 128 * 128 : 0;
+  static constexpr cuda::std::size_t dynamic_bytes = tile_is_dynamic ? (sizeof(tile_storage) + 127) / 128 * 128 : 0;
   struct no_storage {};
   using temp_storage = cuda::std::conditional_t<tile_is_dynamic, no_storage, tile_storage>;
 
