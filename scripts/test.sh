@@ -8,7 +8,9 @@
 # Without a GPU (no nvidia-smi -L) the device tests skip, so their device code only has to
 # compile: it is built as PTX only (90a-virtual) without device optimisation (-Xcicc -O0),
 # and host code at -O1 (scripts/device-build-flags.sh says why). With a GPU, or with
-# CUDA_ARCHS set, it is built for real.
+# CUDA_ARCHS set, it is built for real. Either way the kernel_resources tests run ptxas for
+# every supported architecture over the kernels that press hardest on shared memory, and the
+# Python package is built as a user's pip install . builds it.
 #
 # Env: BUILD_DIR (default build-test), CUDA_ARCHS (default 90a with a GPU), TWOBODY_SKIP_PYTHON=1
 #      to leave out the Python package.
@@ -49,7 +51,7 @@ cmake "${CMAKE_ARGS[@]}"
 cmake --build "${BUILD_DIR}" -j "${JOBS}"
 ctest --test-dir "${BUILD_DIR}" --output-on-failure -j2
 
-# The Python package: pip install . into build-python/venv, then pytest.
+# The Python package, built as pip install . builds it (pip wheel . with its defaults), then pytest.
 if [[ "${TWOBODY_SKIP_PYTHON:-0}" != 1 ]]; then
   bash scripts/python-test.sh
 fi

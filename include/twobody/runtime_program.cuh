@@ -16,18 +16,19 @@
 /// memory and on disk (runtime_options::cache_dir), keyed by the source, the options, the GPU
 /// architecture, the NVRTC version and the library's headers.
 ///
-/// Needs NVRTC at link time (CMake: CUDA::nvrtc) and the library's and the CUDA toolkit's
+/// Needs NVRTC at link time (CMake: CUDA::nvrtc; or when first used, with TWOBODY_NVRTC_DLOPEN:
+/// detail/nvrtc_entry_points.cuh) and the library's and the CUDA toolkit's
 /// headers at run time (runtime_options::include_dirs). A source that does not compile throws
 /// twobody::error with the source, numbered, and the compiler's messages. Keep the program alive
 /// until the work it launched has finished: its kernels are unloaded with it.
 #pragma once
 
 #include <twobody/detail/error.cuh>
+#include <twobody/detail/nvrtc_entry_points.cuh>
 #include <twobody/detail/runtime_kernels.cuh>
 #include <twobody/runtime_functor.cuh>
 
 #include <cuda_runtime_api.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -154,7 +155,7 @@ inline std::string numbered(std::string const& text)
     nvrtcResult const twobody_nvrtc_ = (call);                                                             \
     if (twobody_nvrtc_ != NVRTC_SUCCESS) {                                                                 \
       ::twobody::detail::throw_logic_error(                                                                \
-        (std::string("NVRTC call `" #call "` failed: ") + nvrtcGetErrorString(twobody_nvrtc_)).c_str(), __FILE__, \
+        (std::string("NVRTC call `" #call "` failed: ") + ::twobody::detail::nvrtc().error_string(twobody_nvrtc_)).c_str(), __FILE__, \
         __LINE__);                                                                                         \
     }                                                                                                      \
   } while (0)
@@ -357,7 +358,7 @@ class runtime_program final : public detail::runtime_kernel_source {
     std::string const text = program_text(value_type, dims);
     std::vector<std::string> const opts = nvrtc_options(arch);
     int nv_major = 0, nv_minor = 0;
-    TWOBODY_NVRTC_TRY(nvrtcVersion(&nv_major, &nv_minor));
+    TWOBODY_NVRTC_TRY(detail::nvrtc().version(&nv_major, &nv_minor));
     std::uint64_t key = detail::fnv1a(text);
     for (auto const& o : opts) { key = detail::fnv1a(o + '\n', key); }
     for (auto const& n : names) { key = detail::fnv1a(n + '\n', key); }
@@ -369,24 +370,24 @@ class runtime_program final : public detail::runtime_kernel_source {
 
     ++compilations_;
     nvrtcProgram prog{};
-    TWOBODY_NVRTC_TRY(nvrtcCreateProgram(&prog, text.c_str(), (source_.name + ".cu").c_str(), 0, nullptr, nullptr));
-    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> const owner(&prog, [](nvrtcProgram* p) { (void)nvrtcDestroyProgram(p); });
-    for (auto const& n : names) { TWOBODY_NVRTC_TRY(nvrtcAddNameExpression(prog, ("&" + n).c_str())); }
+    TWOBODY_NVRTC_TRY(detail::nvrtc().create_program(&prog, text.c_str(), (source_.name + ".cu").c_str(), 0, nullptr, nullptr));
+    std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> const owner(&prog, [](nvrtcProgram* p) { (void)detail::nvrtc().destroy_program(p); });
+    for (auto const& n : names) { TWOBODY_NVRTC_TRY(detail::nvrtc().add_name_expression(prog, ("&" + n).c_str())); }
     std::vector<char const*> argv;
     for (auto const& o : opts) { argv.push_back(o.c_str()); }
-    nvrtcResult const status = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+    nvrtcResult const status = detail::nvrtc().compile_program(prog, static_cast<int>(argv.size()), argv.data());
     std::size_t log_size = 0;
-    TWOBODY_NVRTC_TRY(nvrtcGetProgramLogSize(prog, &log_size));
+    TWOBODY_NVRTC_TRY(detail::nvrtc().program_log_size(prog, &log_size));
     std::string log(log_size, '\0');
-    if (log_size > 0) { TWOBODY_NVRTC_TRY(nvrtcGetProgramLog(prog, log.data())); }
+    if (log_size > 0) { TWOBODY_NVRTC_TRY(detail::nvrtc().program_log(prog, log.data())); }
     if (status != NVRTC_SUCCESS) { throw twobody::error(compile_error_message(log)); }
     std::size_t cubin_size = 0;
-    TWOBODY_NVRTC_TRY(nvrtcGetCUBINSize(prog, &cubin_size));
+    TWOBODY_NVRTC_TRY(detail::nvrtc().cubin_size(prog, &cubin_size));
     c.cubin.resize(cubin_size);
-    TWOBODY_NVRTC_TRY(nvrtcGetCUBIN(prog, c.cubin.data()));
+    TWOBODY_NVRTC_TRY(detail::nvrtc().cubin(prog, c.cubin.data()));
     for (auto const& n : names) {
       char const* lowered = nullptr;
-      TWOBODY_NVRTC_TRY(nvrtcGetLoweredName(prog, ("&" + n).c_str(), &lowered));
+      TWOBODY_NVRTC_TRY(detail::nvrtc().lowered_name(prog, ("&" + n).c_str(), &lowered));
       c.lowered.emplace_back(lowered);
     }
     if (!names.empty() && !stem.empty()) { write_cache(stem, c); }

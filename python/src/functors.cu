@@ -11,12 +11,14 @@ namespace {
 using twobody::runtime_program;
 
 /// The include directories of the run-time compiler: the package's copy of the library headers
-/// where the package gives one, then the CUDA toolkit's (default_runtime_include_dirs: found at
+/// where the package gives one, then the CUDA headers of `cuda_root` where the package found the
+/// NVIDIA wheels (nvidia/cu13), else the CUDA toolkit's (default_runtime_include_dirs: found at
 /// run time, else the toolkit the extension was built with, TWOBODY_CUDA_ROOT).
-std::vector<std::string> include_dirs_with(std::string const& library)
+std::vector<std::string> include_dirs_with(std::string const& library, std::string const& cuda_root)
 {
   std::vector<std::string> dirs = twobody::default_runtime_include_dirs();
   if (!library.empty()) { dirs.front() = library; }
+  if (!cuda_root.empty()) { dirs = {dirs.front(), cuda_root + "/include/cccl", cuda_root + "/include"}; }
   return dirs;
 }
 
@@ -165,13 +167,14 @@ void bind_functors(nb::module_& m)
     .def(
       "__init__",
       [](runtime_program* self, std::string const& result, std::string const& body, std::vector<std::string> const& params,
-         std::string const& name, std::string const& preamble, std::string const& library_include, std::string const& cache_dir) {
+         std::string const& name, std::string const& preamble, std::string const& library_include, std::string const& cache_dir,
+         std::string const& cuda_root) {
         twobody::runtime_options o;
-        o.include_dirs = include_dirs_with(library_include);
+        o.include_dirs = include_dirs_with(library_include, cuda_root);
         o.cache_dir    = cache_dir;
         new (self) runtime_program(twobody::runtime_source{result, body, params, name, preamble}, o);
       },
-      "result"_a, "body"_a, "params"_a, "name"_a, "preamble"_a, "library_include"_a, "cache_dir"_a)
+      "result"_a, "body"_a, "params"_a, "name"_a, "preamble"_a, "library_include"_a, "cache_dir"_a, "cuda_root"_a = "")
     .def(
       "check",
       [](runtime_program const& p, std::string const& value_type, int dims, int arch) {

@@ -3,7 +3,9 @@ into the library's own kernels (twobody/runtime_program.cuh)."""
 
 from __future__ import annotations
 
+import ctypes
 import keyword
+import os
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -17,6 +19,29 @@ def _library_include() -> str:
     for the core's default (TWOBODY_INCLUDE_DIR, else the source tree it was built from)."""
     shipped = Path(__file__).resolve().parent / "include"
     return str(shipped) if (shipped / "twobody" / "runtime_functor.cuh").exists() else ""
+
+
+def _cuda_from_wheels() -> str:
+    """The root of the NVIDIA CUDA 13 wheels (nvidia/cu13: NVRTC from nvidia-cuda-nvrtc, headers
+    from nvidia-cuda-runtime and nvidia-cuda-cccl; ``pip install twobody[functors]``) where they
+    are installed and CUDA_HOME / CUDA_PATH name no toolkit, with their NVRTC loaded for the core
+    to find; else "" (the core takes a toolkit's NVRTC and headers)."""
+    if os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH"):
+        return ""
+    try:
+        import nvidia  # the wheels' namespace package
+    except ImportError:
+        return ""
+    for base in getattr(nvidia, "__path__", []):
+        root = Path(base) / "cu13"
+        nvrtc = root / "lib" / "libnvrtc.so.13"
+        if nvrtc.exists() and (root / "include" / "cuda_runtime.h").exists() and (root / "include" / "cccl").is_dir():
+            # NVRTC's builtins first: NVRTC loads them by name, which would otherwise find a toolkit's.
+            for builtins in sorted((root / "lib").glob("libnvrtc-builtins.so.*")):
+                ctypes.CDLL(str(builtins), mode=ctypes.RTLD_GLOBAL)
+            ctypes.CDLL(str(nvrtc), mode=ctypes.RTLD_GLOBAL)
+            return str(root)
+    return ""
 
 
 def _value_type(dtype: str) -> str:
@@ -80,7 +105,7 @@ class Functor:
         self.params = {k: float(v) for k, v in params.items()}
         self.name = name
         self._program = _core.Program(result, body, list(self.params), name, preamble, _library_include(),
-                                      "default" if cache_dir is None else str(cache_dir))
+                                      "default" if cache_dir is None else str(cache_dir), _cuda_from_wheels())
 
     def with_params(self, **values: float) -> "Functor":
         """The same compiled function with other parameter values (no new compilation)."""
