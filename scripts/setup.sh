@@ -4,7 +4,8 @@
 #   scripts/setup.sh [--run-example]   install missing deps, build + run the quick start in build/ (default)
 #   scripts/setup.sh --no-run          only install missing deps
 #
-# Env: CUDA_ARCHS (default 90a) - CUDA architectures for the example build.
+# Env: CUDA_ARCHS - CUDA architectures for the example build (default: this machine's GPUs, else
+#      PTX for compute_75; docs/building.md).
 # apt-get is only invoked when something is missing (no network otherwise).
 set -euo pipefail
 
@@ -116,9 +117,10 @@ fi
 BUILD_DIR="${REPO_ROOT}/build"
 CMAKE_ARGS=(-S "${REPO_ROOT}" -B "${BUILD_DIR}"
   -DCMAKE_BUILD_TYPE=Release
-  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90a}"
   -DCMAKE_CUDA_COMPILER="${NVCC}"
   -DTWOBODY_BUILD_EXAMPLES=ON)
+# Without CUDA_ARCHS the project's default: this machine's GPUs, else PTX for compute_75.
+if [[ -n "${CUDA_ARCHS:-}" ]]; then CMAKE_ARGS+=(-DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS}"); fi
 # Pick Ninja only for a fresh build dir (an existing cache fixes the generator).
 if [[ ! -f "${BUILD_DIR}/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
   CMAKE_ARGS+=(-G Ninja)
