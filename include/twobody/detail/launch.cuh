@@ -184,7 +184,6 @@ struct kernel_attributes {
   int ptx_version = 0;
 };
 
-
 /// A kernel's attributes on device `dev`, read from CUDA, with its dynamic shared memory limit
 /// raised to all a block may use.
 inline kernel_attributes read_attributes(void const* kernel, int dev)
