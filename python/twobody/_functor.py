@@ -4,6 +4,7 @@ into the library's own kernels (twobody/runtime_program.cuh)."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import keyword
 import os
 from pathlib import Path
@@ -21,11 +22,13 @@ def _library_include() -> str:
     return str(shipped) if (shipped / "twobody" / "runtime_functor.cuh").exists() else ""
 
 
+@functools.lru_cache(maxsize=None)
 def _cuda_from_wheels() -> str:
     """The root of the NVIDIA CUDA 13 wheels (nvidia/cu13: NVRTC from nvidia-cuda-nvrtc, headers
     from nvidia-cuda-runtime and nvidia-cuda-cccl; ``pip install twobody[functors]``) where they
     are installed and CUDA_HOME / CUDA_PATH name no toolkit, with their NVRTC loaded for the core
-    to find; else "" (the core takes a toolkit's NVRTC and headers)."""
+    to find; else "" (the core takes a toolkit's NVRTC and headers). Looked up once per process:
+    the NVRTC loaded first is the one the core keeps."""
     if os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH"):
         return ""
     try:

@@ -65,6 +65,56 @@ int cached_occupancy(void const* kernel, int block_threads, std::size_t dynamic_
   return answers.get(key_bytes(kernel, block_threads, dynamic_smem, cluster, current_device()), query);
 }
 
+/// A kernel's attributes on the current device.
+struct kernel_attributes {
+  int regs_per_thread       = 0;
+  std::size_t static_smem   = 0;
+  std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
+  /// The virtual architecture the kernel was compiled from (10 x major + minor: 75, 80, 90). A
+  /// build for compute_75 runs on an H100 through the driver's JIT, without the code that needs
+  /// sm_80 (tensor cores) or sm_90 (thread-block clusters): the launches check this, not the GPU.
+  int ptx_version = 0;
+};
+
+/// A kernel's attributes on device `dev`, read from CUDA, with its dynamic shared memory limit
+/// raised to all a block may use.
+inline kernel_attributes read_attributes(void const* kernel, int dev)
+{
+  cudaFuncAttributes fa{};
+  TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel));
+  kernel_attributes a;
+  a.regs_per_thread       = fa.numRegs;
+  a.static_smem           = fa.sharedSizeBytes;
+  a.ptx_version           = fa.ptxVersion;
+  std::size_t const optin = device_info::get(dev).smem_per_block_optin;
+  a.dynamic_limit         = optin > a.static_smem ? optin - a.static_smem : 0;
+  TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a.dynamic_limit)));
+  return a;
+}
+
+/// The attributes of `Kernel` on the current device, read once per device (cudaFuncGetAttributes
+/// and cudaFuncSetAttribute cost microseconds a call: too much for small problems). The kernel's
+/// dynamic shared memory limit is raised to all a block may use, once.
+template <auto Kernel>
+kernel_attributes const& attributes_of()
+{
+  static std::mutex m;
+  static std::array<std::unique_ptr<kernel_attributes>, 64> cache;
+  int const dev = current_device();
+  TWOBODY_EXPECTS(dev < static_cast<int>(cache.size()), "device ordinal out of range");
+  std::lock_guard<std::mutex> lock(m);
+  if (!cache[dev]) { cache[dev] = std::make_unique<kernel_attributes>(read_attributes(reinterpret_cast<void const*>(Kernel), dev)); }
+  return *cache[dev];
+}
+
+/// The attributes of a run-time compiled kernel (a cudaKernel_t) on the current device, read once.
+inline kernel_attributes runtime_attributes(void const* kernel)
+{
+  static memo<kernel_attributes> cache;
+  int const dev = current_device();
+  return cache.get(key_bytes(kernel, dev), [&] { return read_attributes(kernel, dev); });
+}
+
 /// A persistent grid for `kernel`: the blocks that fit on all SMs at once, at most `cap`
 /// (the work units there are). Kernels needing more than 48 KiB of dynamic shared memory must
 /// have their attribute raised first, or they count as not fitting.
@@ -108,9 +158,8 @@ template <class Kernel>
 void prepare_cluster_launch(Kernel kernel, int cluster)
 {
   require_thread_block_clusters();
-  cudaFuncAttributes fa{};
-  TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, reinterpret_cast<void const*>(kernel)));
-  TWOBODY_EXPECTS(fa.ptxVersion >= 90, rebuild_for(fa.ptxVersion, "output::cluster_privatized (thread-block clusters)", "9.0").c_str());
+  int const arch = runtime_attributes(reinterpret_cast<void const*>(kernel)).ptx_version;
+  TWOBODY_EXPECTS(arch >= 90, rebuild_for(arch, "output::cluster_privatized (thread-block clusters)", "9.0").c_str());
   TWOBODY_EXPECTS(cluster >= 1 && cluster <= 16, "thread-block clusters have 1 to 16 blocks");
   if (cluster > 8) { TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)); }
 }
@@ -173,92 +222,55 @@ kernel_inputs<Points> inputs_of(pair_set<Points> const& pairs)
   return {pairs.mode, pairs.a, b, vector_aligned(pairs.a) && vector_aligned(b)};
 }
 
-/// A kernel's attributes on the current device.
-struct kernel_attributes {
-  int regs_per_thread       = 0;
-  std::size_t static_smem   = 0;
-  std::size_t dynamic_limit = 0;  ///< largest dynamic shared memory a launch may use
-  /// The virtual architecture the kernel was compiled from (10 x major + minor: 75, 80, 90). A
-  /// build for compute_75 runs on an H100 through the driver's JIT, without the code that needs
-  /// sm_80 (tensor cores) or sm_90 (thread-block clusters): the launches check this, not the GPU.
-  int ptx_version = 0;
-};
-
-/// A kernel's attributes on device `dev`, read from CUDA, with its dynamic shared memory limit
-/// raised to all a block may use.
-inline kernel_attributes read_attributes(void const* kernel, int dev)
+/// The dynamic shared memory a visitor may use in a kernel of `Traversal` whose dynamic limit is
+/// `limit`: what the traversal's own share (traversal_dynamic_bytes_v: tensor-core stages, a
+/// large column tile) leaves. Throws twobody::error where that share does not fit in a block.
+template <class Traversal>
+std::size_t visitor_smem_left(std::size_t limit)
 {
-  cudaFuncAttributes fa{};
-  TWOBODY_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel));
-  kernel_attributes a;
-  a.regs_per_thread       = fa.numRegs;
-  a.static_smem           = fa.sharedSizeBytes;
-  a.ptx_version           = fa.ptxVersion;
-  std::size_t const optin = device_info::get(dev).smem_per_block_optin;
-  a.dynamic_limit         = optin > a.static_smem ? optin - a.static_smem : 0;
-  TWOBODY_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(a.dynamic_limit)));
-  return a;
-}
-
-/// The attributes of `Kernel` on the current device, read once per device (cudaFuncGetAttributes
-/// and cudaFuncSetAttribute cost microseconds a call: too much for small problems). The kernel's
-/// dynamic shared memory limit is raised to all a block may use, once.
-template <auto Kernel>
-kernel_attributes const& attributes_of()
-{
-  static std::mutex m;
-  static std::array<std::unique_ptr<kernel_attributes>, 64> cache;
-  int const dev = current_device();
-  TWOBODY_EXPECTS(dev < static_cast<int>(cache.size()), "device ordinal out of range");
-  std::lock_guard<std::mutex> lock(m);
-  if (!cache[dev]) { cache[dev] = std::make_unique<kernel_attributes>(read_attributes(reinterpret_cast<void const*>(Kernel), dev)); }
-  return *cache[dev];
-}
-
-/// The attributes of a run-time compiled kernel (a cudaKernel_t) on the current device, read once.
-inline kernel_attributes runtime_attributes(void const* kernel)
-{
-  static memo<kernel_attributes> cache;
-  int const dev = current_device();
-  return cache.get(key_bytes(kernel, dev), [&] { return read_attributes(kernel, dev); });
-}
-
-/// The dynamic shared memory the visitor of `Kernel`, an engine kernel of `Traversal`, may use
-/// beside the traversal's own (traversal_dynamic_bytes_v); raises the kernel's limit (once).
-/// Throws twobody::error where the traversal's own share does not fit in a block.
-template <class Traversal, auto Kernel>
-std::size_t visitor_smem_limit()
-{
-  std::size_t const limit  = attributes_of<Kernel>().dynamic_limit;
   constexpr std::size_t own = traversal_dynamic_bytes_v<Traversal>;
-  if constexpr (own > 0) {  // (a traversal without stages, e.g. the nearest points', has nothing to check)
-    TWOBODY_EXPECTS(own <= limit, "the traversal's shared-memory stages need more shared memory than a block has on this GPU");
+  if constexpr (own > 0) {  // (a traversal without such storage has nothing to check)
+    TWOBODY_EXPECTS(own <= limit, ("the input's own shared memory (tensor-core stages or a column tile) takes " +
+                                   std::to_string(own) + " bytes per block, more than the " + std::to_string(limit) +
+                                   " this GPU has: for a column tile, use fewer points per thread")
+                                    .c_str());
   }
   return limit - own;
 }
 
-/// The dynamic shared memory of a launch of `Kernel`, an engine kernel of `Traversal`, whose
-/// visitor needs `visitor_bytes`: the traversal's share plus the visitor's, checked to fit
-/// (visitor_smem_limit), with the kernel's limit raised.
+/// The dynamic shared memory the visitor of `Kernel`, an engine kernel of `Traversal`, may use
+/// beside the traversal's own (visitor_smem_left); raises the kernel's limit (once).
 template <class Traversal, auto Kernel>
-std::size_t launch_smem(std::size_t visitor_bytes)
+std::size_t visitor_smem_limit()
 {
-  TWOBODY_EXPECTS(visitor_bytes <= (visitor_smem_limit<Traversal, Kernel>()), "the output needs more shared memory than a block has");
+  return visitor_smem_left<Traversal>(attributes_of<Kernel>().dynamic_limit);
+}
+
+/// The dynamic shared memory of a launch of an engine kernel of `Traversal` whose attributes are
+/// `a` and whose visitor needs `visitor_bytes`: the traversal's share plus the visitor's, checked
+/// to fit (visitor_smem_left).
+template <class Traversal>
+std::size_t checked_launch_smem(kernel_attributes const& a, std::size_t visitor_bytes)
+{
+  TWOBODY_EXPECTS(visitor_bytes <= visitor_smem_left<Traversal>(a.dynamic_limit), "the output needs more shared memory than a block has");
   return traversal_launch_smem<Traversal>(visitor_bytes);
 }
 
+/// The dynamic shared memory of a launch of `Kernel`, an engine kernel of `Traversal`, whose
+/// visitor needs `visitor_bytes` (checked_launch_smem), with the kernel's limit raised.
+template <class Traversal, auto Kernel>
+std::size_t launch_smem(std::size_t visitor_bytes)
+{
+  return checked_launch_smem<Traversal>(attributes_of<Kernel>(), visitor_bytes);
+}
+
 /// launch_smem for a kernel known by its address only (compiled, or a run-time compiled
-/// cudaKernel_t): the traversal's share plus `visitor_bytes`, checked to fit, the limit raised.
+/// cudaKernel_t); nothing to read where neither the traversal nor the visitor takes any.
 template <class Traversal, class Kernel>
 std::size_t launch_smem_of(Kernel kernel, std::size_t visitor_bytes = 0)
 {
-  std::size_t const bytes = traversal_launch_smem<Traversal>(visitor_bytes);
-  if (bytes == 0) { return 0; }
-  std::size_t const limit = runtime_attributes(reinterpret_cast<void const*>(kernel)).dynamic_limit;
-  TWOBODY_EXPECTS(bytes <= limit, ("the kernel needs " + std::to_string(bytes) + " bytes of shared memory per block but only " +
-                                   std::to_string(limit) + " are available on this GPU: use fewer points per thread")
-                                    .c_str());
-  return bytes;
+  if (traversal_launch_smem<Traversal>(visitor_bytes) == 0) { return 0; }
+  return checked_launch_smem<Traversal>(runtime_attributes(reinterpret_cast<void const*>(kernel)), visitor_bytes);
 }
 
 /// What a run-time program compiles for kernel `name` of the run-time functor F.
@@ -361,12 +373,8 @@ struct pair_kernel {
   /// The shared memory a block takes whatever its output: the static and the traversal's own.
   static std::size_t static_smem() { return attrs().static_smem + traversal_smem; }
 
-  /// The dynamic shared memory the visitor may take.
-  static std::size_t dynamic_smem_limit()
-  {
-    std::size_t const limit = attrs().dynamic_limit;
-    return limit > traversal_smem ? limit - traversal_smem : 0;
-  }
+  /// The dynamic shared memory the visitor may take (throws where the traversal's own does not fit).
+  static std::size_t dynamic_smem_limit() { return visitor_smem_left<traversal>(attrs().dynamic_limit); }
 
   /// What the cost model needs to know about this kernel (see model/policy.cuh): the traversal's
   /// dynamic shared memory counts as fixed, as static shared memory does.
@@ -398,12 +406,6 @@ struct pair_kernel {
     lp.cluster      = cluster;
     if (pairs.count() == 0) { return lp; }
     auto const k = get();
-    if constexpr (traversal_smem > 0) {
-      TWOBODY_EXPECTS(traversal_smem <= attrs().dynamic_limit,
-                      ("the input policy's column tile needs " + std::to_string(traversal_smem) +
-                       " bytes of shared memory per block, more than this GPU has: use fewer points per thread")
-                        .c_str());
-    }
     std::size_t const limit = dynamic_smem_limit();
     TWOBODY_EXPECTS(dynamic_smem <= limit,
                     ("the output needs " + std::to_string(dynamic_smem) + " bytes of shared memory per block but only " +
