@@ -26,7 +26,7 @@
 // on a prefix of the points; the inputs rotate over copies so that each call starts outside L2.
 //
 //   bench_bins [--n=1048576] [--reps=5] [--explore] --benchmark_out=bins.json --benchmark_out_format=json
-//   scripts/bins_table.py bins.json   (the table and the plot of rate against bins)
+//   scripts/lib/bins_table.py bins.json   (the table and the plot of rate against bins)
 #include "bench_common.cuh"
 
 #include <algorithm>
@@ -68,7 +68,7 @@ struct rp_pi_problem {
   explicit rp_pi_problem(int side) : bins{{0.f, 100.f, side}, {0.f, 100.f, side}} {}
 };
 
-// The functors whose relative_cost the cost model takes (docs/cost-model.md), at a few bin
+// The functors whose relative_cost the cost model takes (docs/maintainers/cost-model.md), at a few bin
 // counts: their one-pass rate against the SDH's at 4096 bins is that cost.
 struct sdh_ieee_problem {
   static constexpr char const* name = "sdh_ieee";

@@ -7,7 +7,7 @@
 //   sweep/bins:<b>/copies:<H>     counters bins, copies
 //   sweep/bins:<b>/model          counters bins, copies, points_per_thread, shuffle (1 when the
 //                                  model took shuffle_tile), predicted_s
-// scripts/model_table.py turns the JSON into the table and plot of the README.
+// scripts/lib/model_table.py turns the JSON into the table and plot of the README.
 //
 // Calibration (--calibrate): the few runs that fix C_L, C_LP and the saturation of the
 // H100 constants in model/policy.cuh, then prints them (see calibrate() below).

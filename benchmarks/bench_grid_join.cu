@@ -14,7 +14,7 @@
 // Names: <set><D>d_k<k>/<variant>/<N>, e.g. uniform3d_k32/grid/2097152.
 // Counters: pairs_per_s (N(N-1)/2 over the time, so grid and brute force compare as rates),
 // results, neighbours (2 results / N), eps, distance_calls, calls_fraction (of N(N-1)/2).
-// scripts/grid_join_table.py makes the side-by-side table.
+// scripts/lib/grid_join_table.py makes the side-by-side table.
 //
 //   bench_grid_join [--sizes=2097152] [google benchmark flags]
 #include "bench_common.cuh"

@@ -11,7 +11,7 @@
 //   2pcf/gpus_<g>:   pair count within r = 5;
 //   <sdh256|2pcf>/gpus_1_blocks_of_2: one GPU running the block pairs two GPUs get (one run:
 //     the cost of the blocks alone, without the split).
-//   scripts/scale_devices_table.py prints the speedups over one GPU.
+//   scripts/lib/scale_devices_table.py prints the speedups over one GPU.
 // The kernels of one GPU by launch shape (points already on the device, CUDA events, no copies):
 //   <sdh256|2pcf>_launch/self:         one self launch over N points;
 //   <sdh256|2pcf>_launch/cross_halves: one cross launch, first half x second half of the N points;

@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""Markdown report of a bench_suite Google Benchmark JSON file, optionally checked against targets.
+"""Reports of benchmark results: one JSON file's Markdown report, or every committed result's
+reports and plots and docs/performance.md.
 
-    build/benchmarks/bench_suite --benchmark_out=results.json --benchmark_out_format=json
-    python3 scripts/bench_report.py results.json
+    python3 scripts/bench_report.py results.json                # the report of one run, to stdout
     python3 scripts/bench_report.py results.json --targets benchmarks/targets-h100.json
+    python3 scripts/bench_report.py --all benchmarks/results    # <gpu>/<bench>.md and .png for every
+                                                                 # <gpu>/<bench>.json, then docs/performance.md
+                                                                 # (scripts/lib/performance.py says what it shows)
+
+The report of one run: a table per problem for names <problem>/<variant>/<N> (bench_suite, bench_join,
+bench_grid, ...), then the binary's own side-by-side table where scripts/lib/<name>_table.py exists
+(bench_frames -> frames_table.py). Plots need matplotlib (Debian: python3-matplotlib, for /usr/bin/python3).
 
 Benchmark names are <problem>/<variant>/<N>[/repeats:5][/manual_time|/real_time]; the variant
 is everything between the problem and N. Per benchmark the "median" aggregate is used (or, if a
@@ -25,9 +32,16 @@ A target passes when the measured value is >= min; a target without data is a MI
 import argparse
 import fnmatch
 import json
+import os
 import re
 import statistics
+import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "lib"))
+import performance  # noqa: E402
 
 COUNTERS = ("pairs_per_s", "result_pairs_per_s", "output_bytes_per_s", "rounds", "fma_peak_fraction")
 BASELINE_PREFIXES = ("naive", "cpu")
@@ -80,8 +94,7 @@ def load(path):
     results = {}
     for run_name, counters in medians.items():
         parsed = split_name(run_name)
-        if parsed is None:
-            sys.stderr.write("skipping %s: no <problem>/<variant>/<N> name\n" % run_name)
+        if parsed is None:  # another naming scheme: the binary's own table shows it
             continue
         problem, variant, n = parsed
         results.setdefault(problem, {}).setdefault(variant, {})[n] = counters
@@ -168,13 +181,9 @@ def evaluate(target, results):
     return required, fmt % value + unit, value >= need, detail
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("results", help="Google Benchmark JSON (--benchmark_out_format=json)")
-    ap.add_argument("--targets", help="JSON list of targets (see the module docstring)")
-    args = ap.parse_args()
-    context, results, errors = load(args.results)
-
+def report(path, targets=None):
+    """The Markdown report of one Google Benchmark JSON file."""
+    context, results, errors = load(path)
     out = ["# Benchmark report: %s" % describe(context), ""]
     if context.get("host_name") or context.get("gpu_sm_count"):
         out += ["Host %s, %s SMs. Median of the repetitions; pairs/s in T (1e12)." %
@@ -182,8 +191,8 @@ def main():
     for problem, variants in results.items():
         out += ["## %s" % problem, ""] + problem_table(problem, variants) + [""]
 
-    if args.targets:
-        with open(args.targets) as f:
+    if targets:
+        with open(targets) as f:
             targets = json.load(f)
         out += ["## Targets", "", "| what | N | required | measured | result | compared |",
                 "|---|---:|---:|---:|---|---|"]
@@ -194,10 +203,72 @@ def main():
                                                           "PASS" if ok else "MISS", detail))
         out.append("")
 
+    binary = os.path.basename(str(context.get("executable", ""))) or os.path.basename(path)[:-5]
+    table = os.path.join(HERE, "lib", "%s_table.py" % binary.replace("bench_", "", 1))
+    if os.path.exists(table):
+        r = subprocess.run([sys.executable, table, path], capture_output=True, text=True)
+        out += [r.stdout.rstrip(), ""] if r.returncode == 0 else ["(%s failed: %s)" % (os.path.basename(table),
+                                                                                     r.stderr.strip()[-300:]), ""]
     if errors:
         out += ["## Errored benchmarks (skipped)", ""]
         out += ["- `%s`: %s" % (name, msg or "(no message)") for name, msg in errors] + [""]
-    print("\n".join(out).rstrip())
+    return "\n".join(out).rstrip() + "\n"
+
+
+def report_all(results_dir, page):
+    """<gpu>/<bench>.md (and plots) for every <gpu>/<bench>.json under results_dir, then `page`."""
+    plotter = "/usr/bin/python3"
+    can_plot = subprocess.run([plotter, "-c", "import matplotlib"], capture_output=True).returncode == 0
+    for gpu in sorted(os.listdir(results_dir)):
+        d = os.path.join(results_dir, gpu)
+        if not os.path.isdir(d):
+            continue
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".json"):
+                continue
+            path = os.path.join(d, f)
+            if f.startswith("python"):  # benchmarks/python/bench_python.py's results: its own table
+                r = subprocess.run([plotter if can_plot else sys.executable,
+                                    os.path.join(ROOT, "benchmarks", "python", "bench_python.py"),
+                                    "--table", path], capture_output=True, text=True)
+                if r.returncode == 0:
+                    with open(path[:-5] + ".md", "w") as out:
+                        out.write(r.stdout)
+                else:
+                    sys.stderr.write("%s: bench_python.py --table failed: %s\n" % (path, r.stderr.strip()[-300:]))
+                continue
+            targets = os.path.join(ROOT, "benchmarks", "targets-%s-%s.json" % (f[:-5], gpu))
+            try:
+                text = report(path, targets if os.path.exists(targets) else None)
+            except ValueError as e:  # a run that was stopped leaves JSON without its end
+                sys.stderr.write("%s: not complete JSON (%s), left out\n" % (path, e))
+                continue
+            with open(path[:-5] + ".md", "w") as out:
+                out.write(text)
+            if f == "bench_suite.json" and can_plot:
+                subprocess.run([plotter, os.path.join(HERE, "lib", "plot_bench.py"), path], check=False,
+                               stdout=subprocess.DEVNULL)
+        if not can_plot:
+            sys.stderr.write("matplotlib not found for %s: no plots (Debian: apt install python3-matplotlib)\n" % plotter)
+    text = performance.page(results_dir, os.path.relpath(results_dir, os.path.dirname(page)))
+    with open(page, "w") as out:
+        out.write(text)
+    print("wrote %s and the reports under %s" % (page, results_dir))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="?", help="Google Benchmark JSON (--benchmark_out_format=json)")
+    ap.add_argument("--targets", help="JSON list of targets (see the module docstring)")
+    ap.add_argument("--all", metavar="RESULTS_DIR", help="every <gpu>/<bench>.json under RESULTS_DIR")
+    ap.add_argument("--page", default=os.path.join(ROOT, "docs", "performance.md"), help="with --all: the page to write")
+    args = ap.parse_args()
+    if args.all:
+        report_all(args.all, args.page)
+        return 0
+    if not args.results:
+        ap.error("give a results JSON file or --all RESULTS_DIR")
+    print(report(args.results, args.targets).rstrip())
     return 0
 
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Compiles every ```cpp block of README.md and docs/*.md as written, one translation unit each.
+"""Compiles every ```cpp block of README.md and docs/**/*.md as written, one translation unit each,
+and checks that every relative link of those pages, and every docs/... path that a comment in
+include/, python/, benchmarks/, examples/, tests/ or scripts/ names, leads to a file.
 
 A block preceded by `<!-- file: PATH -->` must equal that file of the repository (README's quick
 start is examples/quick_start.cu, which the examples build compiles and ctest runs). Blocks are
@@ -10,6 +12,7 @@ say what device code to make: the test build passes -arch=compute_90a -Xcicc -O0
 makes PTX only (no GPU). Two blocks compile at a time.
 
 usage: check_doc_code.py REPO_ROOT BUILD_DIR NVCC [MPI_INCLUDE_DIRS] [DEVICE_FLAGS]
+       check_doc_code.py REPO_ROOT --links-only
 """
 import concurrent.futures
 import pathlib
@@ -21,6 +24,38 @@ import sys
 if len(sys.argv) in (2,) and sys.argv[1] in ("-h", "--help"):
     print(__doc__)
     sys.exit(0)
+
+def doc_pages(root):
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+
+
+def broken_links(root):
+    """Relative links of the pages, and docs/ paths named in the code, that lead nowhere."""
+    broken = []
+    link_re = re.compile(r"\]\(([^)\s]+)\)")
+    for md in doc_pages(root):
+        text = re.sub(r"```.*?```", "", md.read_text(), flags=re.S)
+        for target in link_re.findall(text):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (md.parent / target.split("#")[0]).resolve()
+            if not path.exists():
+                broken.append(f"{md.relative_to(root)}: link to {target}, which does not exist")
+    named = re.compile(r"\bdocs/[A-Za-z0-9_./-]+\.md")
+    for folder in ("include", "python", "benchmarks", "examples", "tests", "scripts"):
+        for f in sorted((root / folder).rglob("*")):
+            if f.suffix not in (".cuh", ".cu", ".hpp", ".h", ".py", ".pyi", ".sh", ".txt", ".cpp") or not f.is_file():
+                continue
+            for path in set(named.findall(f.read_text(errors="replace"))):
+                if not (root / path).exists():
+                    broken.append(f"{f.relative_to(root)}: names {path}, which does not exist")
+    return broken
+
+
+if len(sys.argv) == 3 and sys.argv[2] == "--links-only":
+    problems = broken_links(pathlib.Path(sys.argv[1]))
+    print("\n".join(problems) or "every link leads to a file")
+    sys.exit(1 if problems else 0)
 if len(sys.argv) < 4:
     print(__doc__, file=sys.stderr)
     sys.exit(2)
@@ -30,10 +65,10 @@ device_flags = shlex.split(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5].str
 build.mkdir(parents=True, exist_ok=True)
 
 block_re = re.compile(r"(?:<!-- file: (?P<file>\S+) -->\n)?```cpp\n(?P<code>.*?)```", re.S)
-failures, jobs = [], []
-for md in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+failures, jobs = [f"broken link: {b}" for b in broken_links(root)], []
+for md in doc_pages(root):
     for k, m in enumerate(block_re.finditer(md.read_text())):
-        name = f"{md.stem}_{k}"
+        name = f"{md.parent.name}_{md.stem}_{k}" if md.parent != root / "docs" else f"{md.stem}_{k}"
         code = m.group("code")
         if m.group("file"):
             want = (root / m.group("file")).read_text()

@@ -8,11 +8,10 @@
 #   BIN=.gpu scripts/gpu-check.sh        # use prebuilt test_* and bench_* binaries in .gpu/
 #   SKIP_BENCH=1 / SKIP_SANITIZER=1      # leave those parts out; SAN_FILTER=join sanitizes only
 #                                        #  the test binaries whose name matches the regex
-#   BENCH_ARGS="--benchmark_filter=sdh"  # passed to bench_suite; SKIP_NCU=1 leaves out the counters,
-#                                        #  SKIP_SUITE=1 the suite (SASS mix and counters only),
-#                                        #  SKIP_JOIN=1 / SKIP_GRID=1 / SKIP_GRID_JOIN=1 / SKIP_SORTED_JOIN=1
-#                                        #  the join / grid / sorted-join benchmarks
-# Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, <gpu>-<date>.json/.log/.md
+#   BENCHES="bench_suite bench_frames"   # the benchmark binaries to run (default bench_suite bench_join)
+#   BENCH_ARGS="--benchmark_filter=sdh"  # instead of their standard arguments; SKIP_NCU=1 leaves out the
+#                                        #  counters, SKIP_SUITE=1 the benchmarks (SASS mix and counters only)
+# Results go to $OUT (default ./gpu-out): tests.log, sanitizer.log, <gpu>/<bench>.json/.log/.md
 # (benchmarks), sass_mix.txt (hot-loop instruction mix), ncu.txt (hardware counters).
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
@@ -94,7 +93,7 @@ if [[ -z "${SKIP_BENCH:-}" ]]; then
   # Hot-loop instruction mix (SASS) of the suite's kernels: evidence for what bounds them.
   if command -v cuobjdump >/dev/null; then
     cuobjdump -sass "$BIN_DIR/bench_suite" > "$OUT/suite.sass" 2>/dev/null \
-      && python3 scripts/sass_mix.py "$OUT/suite.sass" --filter 'tiled_pair_kernel.*(within_radius_fnIfE|distance_bins.*Lb0E)' > "$OUT/sass_mix.txt" 2>&1
+      && python3 scripts/lib/sass_mix.py "$OUT/suite.sass" --filter 'tiled_pair_kernel.*(within_radius_fnIfE|distance_bins.*Lb0E)' > "$OUT/sass_mix.txt" 2>&1
     rm -f "$OUT/suite.sass"
   fi
   # A few hardware counters at one size (clock control off: the clocks the benchmarks see).
@@ -112,19 +111,14 @@ if [[ -z "${SKIP_BENCH:-}" ]]; then
       "$BIN_DIR/bench_suite" --benchmark_filter='^sdh256/shared_tile8\+warp_privatized32/262144' --benchmark_repetitions=1 \
       --sizes=262144 2>&1 | grep -vE '^==PROF==|^-{5}|^\s*$|tiled_pair_kernel<' | grep -vE '^(sdh|Bench|Run|CPU|Load|\*\*\*)' >> "$OUT/ncu.txt"
   fi
+  # The benchmarks the quick check runs (BENCHES; default the suite and the joins), with their
+  # standard arguments, into $OUT/<gpu>/ (scripts/run_benchmarks.sh; commit nothing from here).
   if [[ -z "${SKIP_SUITE:-}" ]]; then
-    BENCH="$BIN_DIR/bench_suite" OUT_DIR="$OUT" bash scripts/run_benchmarks.sh ${BENCH_ARGS:-} \
-      && summary+=("bench_suite -> $OUT") || { status=1; summary+=("bench_suite FAILED"); }
+    # shellcheck disable=SC2086
+    env BIN="$BIN_DIR" OUT_DIR="$OUT" ${BENCH_ARGS:+"ARGS=$BENCH_ARGS"} bash scripts/run_benchmarks.sh ${BENCHES:-bench_suite bench_join} \
+      && summary+=("benchmarks ${BENCHES:-bench_suite bench_join} -> $OUT") || { status=1; summary+=("benchmarks FAILED"); }
   fi
 fi
-
-for extra in join grid grid_join sorted_join; do  # bench_join, bench_grid, bench_grid_join, bench_sorted_join: SKIP_<NAME>=1 leaves one out
-  skip_var="SKIP_${extra^^}"
-  if [[ -z "${SKIP_BENCH:-}" && -z "${!skip_var:-}" && -x "$BIN_DIR/bench_$extra" ]]; then
-    BENCH="$BIN_DIR/bench_$extra" NAME=$extra OUT_DIR="$OUT" bash scripts/run_benchmarks.sh \
-      && summary+=("bench_$extra -> $OUT") || { status=1; summary+=("bench_$extra FAILED"); }
-  fi
-done
 
 echo "==== summary ===="
 printf '%s\n' "${summary[@]}"

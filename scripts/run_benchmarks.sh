@@ -1,32 +1,79 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite on a GPU machine and writes <out>/<gpu>-<date>.json (Google
-# Benchmark JSON with the GPU, date and commit in its context), then prints the Markdown
-# report (and draws the plots where matplotlib is present).
+# Runs benchmark binaries on a GPU machine and replaces their results in
+# benchmarks/results/<gpu>/: <bench>.json (Google Benchmark JSON; the GPU, the commit and the
+# date are in its context), <bench>.log and the report <bench>.md. Then regenerates the reports,
+# the plots and docs/performance.md from every committed result (scripts/bench_report.py --all).
 #
-#   scripts/run_benchmarks.sh                       # build/benchmarks/bench_suite -> benchmarks/results/
-#   BENCH=.gpu/bench_suite OUT_DIR=$OUT scripts/run_benchmarks.sh --benchmark_filter=sdh
-#   BENCH=.gpu/bench_join NAME=join OUT_DIR=$OUT scripts/run_benchmarks.sh   # join-<gpu>-<date>.*, targets-join-<gpu>.json
-#   BENCH=.gpu/bench_sorted_join NAME=sorted_join OUT_DIR=$OUT scripts/run_benchmarks.sh  # + scripts/sorted_join_table.py
-#   TWOBODY_COMMIT=<sha>   names the commit where the tree has no .git (defaults to git rev-parse HEAD)
-# Extra arguments go to bench_suite (see its header for --sizes, --naive_max_n, --cpu_n).
+#   scripts/run_benchmarks.sh                          # every binary in build/benchmarks, standard arguments
+#   scripts/run_benchmarks.sh bench_suite bench_join   # some of them
+#   BIN=.bin OUT_DIR=$OUT scripts/run_benchmarks.sh    # binaries elsewhere; results under $OUT/<gpu>/,
+#                                                      # the page as $OUT/performance.md
+#   ARGS="--benchmark_filter=sdh256" scripts/run_benchmarks.sh bench_suite
+#                                                      # other arguments: a partial run, to compare
+#                                                      # (scripts/compare_results.py), not to commit
+#   CALIBRATE=1 scripts/run_benchmarks.sh bench_cost_model   # also the cost model's calibration
+#                                                      # (bench_cost_model --calibrate -> <gpu>/calibration.txt)
+#   BENCH_TIMEOUT=300                                  # stop a binary after 300 s (its results are then lost)
+#   TWOBODY_COMMIT=<sha>   names the commit where the tree has no .git (default: git rev-parse HEAD)
+#
+# The standard arguments (standard_args below) are what the committed results were run with;
+# each binary takes about 1 to 5 minutes with them on an H100. Commit a whole run of a binary,
+# never a filtered one, so the files stay comparable from one change to the next.
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then  # the comment block above
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
 fi
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bench=${BENCH:-$root/build/benchmarks/bench_suite}
-target=bench_suite
-source "$root/scripts/results_env.sh"
-stem="${NAME:+$NAME-}$slug"
-json="$out_dir/$stem-$(date +%Y-%m-%d).json"
-echo "running $bench on $gpu (commit $TWOBODY_COMMIT) -> $json" >&2
-"$bench" --benchmark_out="$json" --benchmark_out_format=json "$@" > "$out_dir/$stem-$(date +%Y-%m-%d).log" 2>&1 \
-  || { tail -30 "$out_dir/$stem-$(date +%Y-%m-%d).log"; exit 1; }
-report_args=("$json")
-[[ -f $root/benchmarks/targets-$stem.json ]] && report_args+=(--targets "$root/benchmarks/targets-$stem.json")
-python3 "$root/scripts/bench_report.py" "${report_args[@]}" | tee "$out_dir/$stem-$(date +%Y-%m-%d).md"
-# A benchmark with its own side-by-side table (scripts/<name>_table.py) appends it to the report.
-if [[ -n ${NAME:-} && -f $root/scripts/${NAME}_table.py ]]; then
-  python3 "$root/scripts/${NAME}_table.py" "$json" | tee -a "$out_dir/$stem-$(date +%Y-%m-%d).md"
-fi
-if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then /usr/bin/python3 "$root/scripts/plot_bench.py" "$json"; fi
+bin_dir=${BIN:-$root/build/benchmarks}
+all=(bench_suite bench_bins bench_cost_model bench_join bench_sorted_join bench_grid bench_grid_join
+     bench_frames bench_highdim bench_scale)
+benches=("$@")
+[[ ${#benches[@]} -gt 0 ]] || benches=("${all[@]}")
+
+standard_args() {
+  case $1 in
+    bench_suite)       echo "--sizes=65536,262144,1048576 --naive_max_n=65536 --cpu_n=32768" ;;
+    bench_bins)        echo "--benchmark_filter=^(sdh|rp_pi)/bins:[0-9]+/(one_call|global_atomics)/ --reps=3" ;;
+    bench_cost_model)  echo "--benchmark_filter=bins:(1|4|16|64|256|1024|4096)/" ;;
+    bench_join)        echo "--sizes=262144,1048576 --cpu_n=65536" ;;
+    bench_sorted_join) echo "" ;;
+    bench_grid)        echo "" ;;
+    bench_grid_join)   echo "--benchmark_filter=3d_ --sizes=2097152" ;;
+    bench_frames)      echo "--benchmark_filter=^(floor/(rdf128|count|per_point)/|frames/(rdf128|count)/(batched_sum|batched_per_frame|loop_of_one_call|cpu_openmp)|large/)" ;;
+    bench_highdim)     echo "" ;;
+    bench_scale)       echo "" ;;
+    *) echo "unknown benchmark binary $1 (one of: ${all[*]})" >&2; return 1 ;;
+  esac
+}
+
+command -v nvidia-smi >/dev/null || { echo "nvidia-smi not found: run this on a machine with an NVIDIA GPU" >&2; exit 1; }
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '[a-z]?[0-9]{2,4}[a-z]*' | head -1)
+out_dir=${OUT_DIR:-$root/benchmarks/results}/${slug:-gpu}
+export TWOBODY_COMMIT=${TWOBODY_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+mkdir -p "$out_dir"
+unset TWOBODY_POLICY  # results are of the library's own choices
+
+status=0
+for b in "${benches[@]}"; do
+  exe=$bin_dir/$b
+  [[ -x $exe ]] || { echo "no benchmark binary at $exe (build the $b target or set BIN)" >&2; status=1; continue; }
+  args=${ARGS-$(standard_args "$b")} || { status=1; continue; }
+  echo "running $b on $gpu (commit $TWOBODY_COMMIT) $args -> $out_dir/$b.json" >&2
+  start=$(date +%s)
+  # shellcheck disable=SC2086  # the arguments are words
+  if timeout "${BENCH_TIMEOUT:-0}" "$exe" --benchmark_out="$out_dir/$b.json" --benchmark_out_format=json $args > "$out_dir/$b.log" 2>&1; then
+    echo "$b: $(( $(date +%s) - start )) s" >&2
+  else
+    echo "$b FAILED after $(( $(date +%s) - start )) s:" >&2; tail -20 "$out_dir/$b.log" >&2; status=1
+  fi
+  if [[ $b == bench_cost_model && ${CALIBRATE:-0} == 1 ]]; then
+    { echo "commit $TWOBODY_COMMIT, $(date -u +%Y-%m-%dT%H:%M:%SZ), $gpu"; "$exe" --calibrate; } > "$out_dir/calibration.txt" 2>&1 \
+      || { echo "calibration FAILED" >&2; status=1; }
+  fi
+done
+# The committed page only from the committed results; a run elsewhere gets its own page beside it.
+page=$root/docs/performance.md
+[[ -n ${OUT_DIR:-} && $(realpath -m "$OUT_DIR") != "$root/benchmarks/results" ]] && page=$(dirname "$out_dir")/performance.md
+python3 "$root/scripts/bench_report.py" --all "$(dirname "$out_dir")" --page "$page" || status=1
+exit $status

@@ -7,7 +7,7 @@
 #
 # Without a GPU (no nvidia-smi -L) the device tests skip, so their device code only has to
 # compile: it is built as PTX only (90a-virtual) without device optimisation (-Xcicc -O0),
-# and host code at -O1 (scripts/device-build-flags.sh says why). With a GPU, or with
+# and host code at -O1 (scripts/lib/device-build-flags.sh says why). With a GPU, or with
 # CUDA_ARCHS set, it is built for real. Either way the kernel_resources tests run ptxas for
 # every supported architecture over the kernels that press hardest on shared memory, and the
 # Python package is built as a user's pip install . builds it.
@@ -29,7 +29,7 @@ BUILD_DIR="${BUILD_DIR:-build-test}"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 # Device code that cannot run here only has to compile (see the header).
-source scripts/device-build-flags.sh
+source scripts/lib/device-build-flags.sh
 
 CMAKE_ARGS=(-S . -B "${BUILD_DIR}"
   -DCMAKE_BUILD_TYPE=Release
