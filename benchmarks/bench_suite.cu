@@ -26,7 +26,7 @@
 //   --naive_max_n=65536   largest N of the global-atomic baselines (slow)
 //   --cpu_n=32768         N of the CPU backend runs
 //
-//   scripts/run_benchmarks.sh   (runs it on a GPU machine, writes benchmarks/results/<gpu>-<date>.json)
+//   scripts/run_benchmarks.sh bench_suite   (on a GPU machine: benchmarks/results/<gpu>/bench_suite.json)
 #include <twobody/twobody.cuh>
 
 #include "bench_common.cuh"

@@ -60,9 +60,8 @@ namespace detail {
 /// The input policies of the frame kernels, by the mean size of A's frames. Small frames take
 /// 128-point tiles of one point per thread (a 256-point frame is 3 tile pairs, not one 2048-point
 /// tile of padding); frames of 2048 points and more take 256-point tiles of 4 points per thread.
-/// Measured (bench_frames frames/rdf128/tile:*, 1000 frames, H200, 2026-11-26): 128 x 1 took
-/// 81 / 521 / 6756 us at 256 / 1024 / 4096 atoms, 64 x 4 102 / 526 / 5824, and the earlier
-/// single choice 64 x 2 89 / 523 / 6629.
+/// bench_frames frames/rdf128/tile:* times each tile on 1000 frames: 128 x 1 is fastest at 256
+/// atoms, 64 x 4 at 4096, and they tie at 1024.
 using small_frame_input = input::shared_tile<128, 1>;
 using large_frame_input = input::shared_tile<64, 4>;
 inline constexpr double large_frame_points = 2048.0;

@@ -64,7 +64,7 @@ TWOBODY_UNROLL
 /// |a - b| (correctly rounded square root of the squared distance).
 struct euclidean {
   static constexpr bool symmetric = true;
-  /// The IEEE square root nearly doubles a histogram's pair (H100, docs/cost-model.md).
+  /// The IEEE square root nearly doubles a histogram's pair (H100, docs/maintainers/cost-model.md).
   static constexpr double relative_cost = 1.9;
   template <class T, int D>
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const
@@ -80,7 +80,7 @@ template <class T, int D>
 struct periodic_squared_euclidean {
   static constexpr bool returns_squared_distance = true;
   static constexpr bool symmetric                = true;
-  static constexpr double relative_cost          = 1.3;  ///< the minimum image (H100, docs/cost-model.md)
+  static constexpr double relative_cost          = 1.3;  ///< the minimum image (H100, docs/maintainers/cost-model.md)
   T box[D];
 
   __host__ __device__ T operator()(point<T, D> const& a, point<T, D> const& b) const

@@ -55,7 +55,7 @@ namespace twobody {
 /// side; its recomputed pairs are pushed by the whole warp). On the H100 at N = 65,536, D = 128
 /// (23 M records) this took 38 ms where pages of 32 records per thread took 108 ms: their
 /// per-lane page logic diverges and stalls on instruction fetch and barriers
-/// (benchmarks/results/rowjoin-*).
+/// (bench_highdim join/twobody/* against join/twobody_thread32/*).
 using default_row_join_output = output::direct_output_buffer<128, output::page_owner::warp>;
 
 namespace detail {

@@ -118,7 +118,7 @@ join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x
 }  // namespace detail
 
 /// The default join output: pages of 128 records per warp (a warp's records land side by side
-/// and one atomic serves 128 records; benchmarks/results/join-h100-*.md has the comparison).
+/// and one atomic serves 128 records; bench_join selfjoin/dob_warp128 against dob_thread32).
 using default_join_output = output::direct_output_buffer<128, output::page_owner::warp>;
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /// \file cell_list_traversal.cuh
-/// \brief Small self sets in a periodic box, visited by cells (issue 24): the one-call histogram
+/// \brief Small self sets in a periodic box, visited by cells: the one-call histogram
 /// of a short-range statistic (an RDF out to r_max in a box much wider than 2 r_max) in one
 /// kernel that visits only the pairs of neighbouring cells.
 ///
@@ -36,7 +36,8 @@
 namespace twobody::detail {
 
 /// The smallest set the one-call histogram takes the cells for (below it the tiles measured faster:
-/// benchmarks/results/cells-h200-2026-12-02/).
+/// binning every point is one dependent step more than a small set's tile pair; bench_frames
+/// floor/rdf128_reach/async/n:*/r_max:12).
 inline constexpr int cell_list_min_points   = 2048;
 inline constexpr int cell_list_max_points   = 4096;  ///< the largest set (its points sit in shared memory)
 inline constexpr int cell_list_max_cells    = 4096;  ///< the most cells (their starts sit in shared memory)
@@ -151,7 +152,7 @@ struct cell_list_traversal {
   /// unit's own points are found by) and the cells' starts (one past the last: the end), just
   /// over 96 KiB. The scatter takes the points from registers; an index-ordered copy in shared
   /// memory took 64 KiB more and every block 4096 more 16-byte stores and loads (0.1-0.2 us of a
-  /// call at 2048 and 3072 points, benchmarks/results/cells-phases-h200-2026-12-02/).
+  /// call at 2048 and 3072 points).
   static constexpr std::size_t dynamic_bytes =
     (cell_list_max_points * (sizeof(float4) + sizeof(int)) + (cell_list_max_cells + 1) * sizeof(int) + 127) / 128 * 128;
   // A block's counters take at most (owned points) x n + n^2 / 2 increments: far below 2^32.

@@ -277,7 +277,7 @@ struct grid_batch_traversal {
         // Register blocking: each thread takes SR of the batch's queries (one shared load feeds
         // SR pairs) and every stride-th point of the staged tile. Not above 4-D: there cells hold
         // few points, batches rarely share one, and the extra registers slowed the other path
-        // (measured at 6a26d40: 5-D 7.05 -> 10.7 ms, 6-D 16.5 -> 25.1 ms).
+        // (bench_grid dim5/grid and dim6/grid took half as long again with it).
         constexpr int SR      = (QPB % 4 == 0 && D <= 4) ? 4 : 1;
         constexpr int groups  = QPB / SR;
         constexpr int stride  = B / groups;

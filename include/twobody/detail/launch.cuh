@@ -46,7 +46,7 @@ struct launch_plan {
 
 /// Whether a persistent grid of the current GPU can be launched cooperatively (one kernel
 /// that zeroes or combines its own output, instead of a memset or a second kernel before or
-/// after it: issue 24's one-call floor).
+/// after it: what a small call costs is mostly its launches).
 inline bool cooperative_launches() { return device_info::get().cooperative_launch; }
 
 inline int current_device()

@@ -1188,7 +1188,7 @@ struct mma_traversal {
   /// faster at D = 32 and 128, TF32 leaves 0.2-0.3% of the pairs to recompute), 1 for 16-bit rows
   /// (4, with 16 slices of each pair's rows in flight, made their counts 7% slower at D <= 128 and
   /// 19% at D = 960, where pairs to recompute are few and the batch's registers cost the whole
-  /// kernel; H100, bench_highdim, rows-recompute-batched-695ba86-h100-2026-11-27/).
+  /// kernel; bench_highdim count/twobody/*/uniform/N:65536/D:*).
   static constexpr int recompute_batch = sizeof(T) == 4 ? 4 : 1;
 
   /// The pairs marked in the warps' `pending` masks, recomputed exactly and visited, shared out

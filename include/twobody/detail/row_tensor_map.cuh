@@ -5,7 +5,7 @@
 /// 64 elements (128 bytes) x 128 rows with the 128-byte swizzle, which is the layout of one
 /// wgmma stage. One thread then loads a chunk of a tile with one cp.async.bulk.tensor, instead of
 /// 256 threads issuing 16-byte cp.async, and the warps wait on the stage's mbarrier instead of a
-/// block barrier (benchmarks/results/rows-tma-release-afc8796-h200-2026-11-29/). staged_rows
+/// block barrier (docs/maintainers/exact-rows.md says why; TWOBODY_NO_TMA=1 compares). staged_rows
 /// (highdim.cuh) makes one for rows of at least mma_tile_products::tma_min_dims padded elements.
 ///
 /// The encoder is the driver's cuTensorMapEncodeTiled. It is reached through the runtime

@@ -1,6 +1,6 @@
 /// \file tile_forms.cuh
 /// \brief Cheaper exact forms of a pair functor for a tile pair whose points lie in known boxes
-/// (issue 21: the periodic RDF at the open box's speed).
+/// (the periodic RDF at nearly the open box's speed).
 ///
 /// The minimum image min(|dx|, L - |dx|) costs an FADD and an FMNMX per axis and pair. When the
 /// boxes of a tile pair show that every pair of it takes the same branch of the min on an axis,
@@ -156,9 +156,8 @@ inline constexpr bool has_sub_tile_forms_v = has_sub_tile_forms<F>::value;
 /// What a pair of a tile pair whole in a window of passes over the bins (output/
 /// privatized_histogram.cuh, enter_tile_pair) costs with F, relative to squared_euclidean's
 /// there (model::choose_ordered_passes). The minimum image takes its sub-tile forms with the
-/// window's test on most of them, in kernels of one block per SM: 1.95 (2^20-point RDF to half
-/// the box, 65536 and 262144 bins, bench_bins on the H100, 2026-11-27,
-/// benchmarks/results/ordered-passes-h100-2026-11-27/). F = void: 1.
+/// window's test on most of them, in kernels of one block per SM: 1.95 (fitted to bench_bins
+/// rdf/bins:{65536,262144}/ordered_passes* against the SDH's on the H100). F = void: 1.
 template <class F>
 inline constexpr double whole_window_cost_v = has_sub_tile_forms_v<F> ? 1.95 : 1.0;
 

@@ -277,7 +277,7 @@ std::size_t tile_order_bytes(long long n)
 /// (64 tiles of the largest tile, 2048 points: a quarter of the set's extent per axis in 3-D);
 /// the order costs three radix sorts, against the pairs' n^2 / 2. Its scratch must also take
 /// at most half the free device memory (the host layer sizes its blocks to the memory it has;
-/// without the order the histogram runs as before).
+/// without the order the histogram runs on the points as given).
 template <class F, class Points>
 bool tile_order_pays(pair_set<Points> const& p)
 {

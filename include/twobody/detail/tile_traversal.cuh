@@ -46,8 +46,8 @@ struct visitor_skips_tile_pairs<Visitor, cuda::std::void_t<typename Visitor::age
 
 /// Whether a visitor's agent asks for two blocks of 256 threads per SM (Agent::two_blocks_per_sm:
 /// at most 128 registers), for functors without a periodic box: the minimum image's 2048-point
-/// tile kernel spilled 68 bytes at 128 registers, and the one-call periodic RDF at 2^20 fell
-/// from 2.03 to 1.85 T pairs/s (H200, bench_suite, 2026-11-28).
+/// tile kernel spilled 68 bytes at 128 registers, and two blocks made the one-call periodic RDF
+/// at 2^20 about 10% slower (bench_suite rdf256/one_call/1048576).
 template <class Visitor, class = void>
 struct visitor_wants_two_blocks : cuda::std::false_type {};
 template <class Visitor>

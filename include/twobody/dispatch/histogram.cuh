@@ -67,7 +67,7 @@ policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Bin
 /// one window (tile_traversal.cuh): past 2 passes. In 2 passes the staging and the decisions cost
 /// more than they save ((r_p, pi), 65536 bins, H100: 0.856 s per sub-tile pair, 0.81 s per tile
 /// pair); past them they gain (262144 bins: 1.32 s against 1.55 s; the SDH's 262144 bins 0.43 s
-/// against 0.68 s; benchmarks/results/rp-pi-passes-h100-2026-11-27/).
+/// against 0.68 s; bench_bins {sdh,rp_pi}/bins:262144/one_call).
 inline bool passes_decide_sub_tile_pairs(int passes) { return passes > 2; }
 
 /// The sub-tiles per tile that points ordered for Input's kernels with functor F in `passes`

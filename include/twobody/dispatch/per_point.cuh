@@ -88,11 +88,9 @@ void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cud
   }
   // Small sets zero the output inside one cooperative kernel: one launch less, where launches
   // are the call's cost. Each warp waits for the zeroing only before its first add
-  // (warp_split_grid_barrier). With a whole-grid barrier in the constructor instead, 4096 points
-  // had been slower than a memset node and the kernel (H100: 24.1 against 19.5 us); with the warp
-  // waits, asynchronous calls take 8.8-8.9 instead of 10.1-10.2 us at 2048 points and 12.2
-  // instead of 13.2-13.5 at 4096 (H200, benchmarks/results/per-point-warp-waits-h200-2026-12-02/
-  // and per-point-wait-timeline-h200-2026-12-02/).
+  // (warp_split_grid_barrier): a whole-grid barrier in the constructor made 4096 points slower
+  // than a memset node and the kernel, and the warp waits save about 1.3 us at 2048 and 4096
+  // points (bench_frames floor/per_point/async/*).
   lp.cooperative = per_point_agent_of<Input, Out, F>::zeroes_in_kernel && Input::tiled &&
                    pairs.a.size <= cooperative_per_point_points && cooperative_launches();
   if (!lp.cooperative) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, out_bytes, stream)); }

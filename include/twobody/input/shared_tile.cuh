@@ -6,7 +6,7 @@
 /// load of a column point feeds PointsPerThread pairs. With ColumnGroups > 1 the block's
 /// threads form that many groups over the same own points, each taking its share of every
 /// column tile: more warps per tile pair where small sets have too few tile pairs to fill the
-/// GPU (issue 24).
+/// GPU.
 #pragma once
 
 #include <twobody/model/policy_kinds.cuh>

@@ -21,8 +21,7 @@ struct join_method_costs {
   double sorted_fixed_seconds;     ///< its kernels, scans and allocations
 };
 
-/// H100 (sm_90), fitted to bench_sorted_join at 58af121 (benchmarks/results/sorted-join-58af121-*):
-/// the nested loop's equi-join at 2.18 T pairs/s; the sorted equi-join at 0.41 ms for 2 x 2^20
+/// H100 (sm_90), fitted to bench_sorted_join equi_uniform/{sorted,nested_loop}/*: the nested loop's equi-join at 2.18 T pairs/s; the sorted equi-join at 0.41 ms for 2 x 2^20
 /// rows and 15.0 ms for 2 x 2^26: 0.11 ns per row plus 0.18 ms.
 inline constexpr join_method_costs h100_join_costs{2.18e12, 20e-6, 0.11e-9, 180e-6};
 /// The CPU backend (OpenMP): the nested loop at about 5.5 G pairs/s on 16 cores; std::sort and

@@ -138,8 +138,8 @@ inline double cluster_latency(int window, int cluster, int copies, privatization
 ///
 /// With fewer work items than resident blocks (small sets), an SM holds only
 /// ceil(items / SMs) blocks and the rate is that of their warps: the time is then the latency
-/// of one block's pairs, which favours small tiles and many threads (issue 24: a 2048-point
-/// tile left a 256-point set one block).
+/// of one block's pairs, which favours small tiles and many threads (a 2048-point tile leaves a
+/// 256-point set one block).
 ///
 /// `critical_extra` adds work items to the critical path: in self mode a block that holds a
 /// diagonal tile pair takes (diagonal cost - 1) rounds longer (a diagonal tile pairs each own

@@ -9,7 +9,7 @@
 /// `registered_inputs`, its tests, and calibration constants (bench_cost_model --calibrate).
 /// An output policy: its header in output/ (the policy type with `kind`, its agent), an
 /// enumerator, one `output_entry` here and its name in `registered_outputs`, its tests.
-/// docs/policies.md has the recipe.
+/// docs/maintainers/policies.md has the recipe.
 #pragma once
 
 #include <twobody/input/mma_tile.cuh>
@@ -33,11 +33,9 @@
 namespace twobody {
 
 // The cost of a cluster-shared histogram's updates (cluster_privatized) relative to a block's own
-// copies. H100, measured with bench_bins --explore, 2026-11-25: a 2^20-point SDH, 4096 bins,
-// shuffle_tile<256, 4>, one copy per share, clusters of 1, 2, 4, 8 and 16 blocks: 0.59, 3.77,
-// 7.35, 11.3 and 15.6 s (against 0.25 s for the block-private copies the model picks). Remote
-// updates (red.shared::cluster to another SM) cost 25 to 60 times a local one, more the more
-// blocks a warp's updates spread over.
+// copies. A remote update (red.shared::cluster to another SM) costs 25 to 60 local ones, more the
+// more blocks a warp's updates spread over, so for random bins the model never picks clusters.
+// Reproduced by bench_bins --explore, sdh/bins:4096/cluster:*/copies:1/shuffle_tile (H100).
 namespace model {
 inline constexpr cluster_constants h100_cluster{2.14, 1.49e-9, 0.75e-9};
 }  // namespace model
@@ -52,46 +50,31 @@ struct global_atomic_constants {
   double one_address_per_update = 4.0e-10;
 };
 namespace model {
-// H100, bench_bins 2026-11-25 (benchmarks/results/bins-faff8df-h100-2026-11-25/): a 2^20-point
-// SDH with shared_tile<256, 4> + global_atomics took 18.4, 7.31, 6.49 and 6.05 s at 4096, 65536,
-// 131072 and 1048576 bins (fitted within 8%).
-// One address: a spilling (r_p, pi) pass whose spilled updates all went to the outside slot
-// took 10.15 s for 2.4e10 of them (bench_bins, 2026-11-26, before the outside slot stayed in
-// shared memory): 4.0e-10 s each.
+// Fitted within 8% to bench_bins sdh/bins:{4096,65536,131072,1048576}/global_atomics (H100). The
+// one-address rate: a spilling pass whose spilled updates all hit one slot.
 inline constexpr global_atomic_constants h100_global{1.09e-11, 9.29e-8, 4.0e-10};
 // Passes over windows of the bin range (one copy per block, past shared memory) take this many
-// times the model's time of one pass of the same layout: 2^20-point SDH, 65536 bins in 2 passes
-// (shared_tile<256, 8>) 0.745 s and 262144 in 5 passes (<256, 4>) 1.891 s against 0.281-0.289 s
-// predicted per pass (bench_bins, H100, 2026-11-26, benchmarks/results/bins-spill-h100-2026-11-26/).
-// Was 2.74 while a branch skipped the updates outside the window (a convergence barrier per
-// pair in the hot loop); now they add zero to a spare counter per lane.
+// times the model's time of one pass of the same layout: the updates outside the window add zero
+// to a spare counter per lane instead of branching (a branch put a convergence barrier per pair in
+// the hot loop and cost 2.74). bench_bins sdh/bins:65536 and 262144 in passes (H100).
 inline constexpr double h100_window_pass_factor = 1.32;
 // A spilling pass (one copy of a window of the bins, the rest to global atomics) takes this many
-// times the model's time of one pass of the same layout, plus the global atomics it spills:
-// 2^20-point SDH, 65536 bins, 0.015-0.12% spilled: 0.570 s (shared_tile<256, 8>) and 0.592 s
-// (<256, 4>) against 0.281-0.289 s predicted (bench_bins, H100, 2026-11-26,
-// benchmarks/results/bins-spill-h100-2026-11-26/). The spill's branch around the global atomic
-// costs what the passes' branch does, in part. The spilled updates then add about what global
-// atomics cost for the same share of the pairs (131072 to 1 M bins: 5.6-6.2 s per whole set
-// spilled, against 6.0-6.5 s for global atomics).
+// times the model's time of one pass of the same layout, plus the global atomics it spills (about
+// what global atomics cost for the same share of the pairs). bench_bins sdh/bins:65536/spill (H100).
 inline constexpr double h100_spill_pass_factor = 2.0;
 // Passes over spread windows on ordered points (model::choose_ordered_passes): a tile pair whose
 // slots lie whole in a window costs this many times one pass of the same layout per pair (no
-// window test); the others cost window_pass_factor per visit (fitted: 1.317, the 1.32 above);
-// and a pass spends this long per resident block and tile pair of the launch (looking at each,
-// and the passes' tails). Fitted on 20 runs of the 2^20-point SDH, 65536 to 1 M bins, 2 to 32
-// passes, 1 or 2 copies, 1 or 2 blocks per SM, tiles of 1024 and 2048 points: every prediction
-// within 0.97-1.09 of the measured time (bench_bins, H100, 2026-11-27,
-// benchmarks/results/ordered-passes-h100-2026-11-27/).
+// window test); the others cost window_pass_factor per visit; and a pass spends this long per
+// resident block and tile pair of the launch (looking at each, and the passes' tails). Fitted on
+// bench_bins sdh/bins:*/ordered_passes* (65536 to 1 M bins, 2 to 32 passes, 1 or 2 copies and blocks
+// per SM, 1024- and 2048-point tiles; H100): every prediction within 0.97-1.09 of the measured time.
 inline constexpr double h100_whole_window_factor       = 1.075;
 inline constexpr double h100_skipped_tile_pair_seconds = 4.1e-6;
 // Passes deciding per sub-tile pair: each pass that stages a tile pair not whole in a window
 // (its columns loaded, each sub-tile pair's slots bounded by the warps) spends this long per
 // resident block, per 1024 points of the tile: fitted with the other constants kept
-// (scripts/ordered_passes_fit.py --staged-only) on 20 SDH runs (131072 to 1 M bins, 3 to 22
-// passes, tiles of 1024 and 2048 points on 512-thread blocks) and 4 (r_p, pi) runs: predictions
-// 0.75-1.24 of the measured times, SDH 0.89-1.24 (bench_bins, H100, 2026-11-27,
-// benchmarks/results/rp-pi-passes-h100-2026-11-27/, call 6).
+// (scripts/lib/ordered_passes_fit.py --staged-only) on the same SDH rows past 2 passes and on
+// bench_bins rp_pi/bins:*/ordered_passes*: predictions 0.75-1.24 of the measured times.
 inline constexpr double h100_staged_tile_pair_seconds = 1.9e-5;
 }  // namespace model
 
@@ -160,9 +143,8 @@ struct compiled_shape {
 template <class... Shapes>
 struct shape_list {};
 
-// H100 SXM constants, measured by `bench_cost_model --calibrate`, 2026-11-23, commit 2bfbc9d
-// (benchmarks/results/calibration-h100-2026-11-23.txt): a 2^20-point SDH, 256 bins, H = 32
-// for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8 (8 warps/SM) against
+// H100 SXM constants, measured by `bench_cost_model --calibrate` (scripts/run_benchmarks.sh with
+// CALIBRATE=1 writes its output beside the results): a 2^20-point SDH, 256 bins, H = 32 for C_L; H = 16..1 (least squares) for C_LP; 4096 bins with H = 8 (8 warps/SM) against
 // H = 4 (16 warps/SM) for the saturation; 2PCF counts for the reductions; 256 bins at
 // N = 2^16 for the diagonal costs. Other GPUs use these too: the choice depends on their
 // ratios, the predicted seconds are then rough.
@@ -177,8 +159,9 @@ inline constexpr double h100_saturation = 9.2;
 inline constexpr double small_tile_c_l           = 7.2e-11;
 inline constexpr double small_tile_reduction_c_l = 4.2e-11;
 /// Warps per SM at which the small tiles reach their full rate: one point per thread gives a
-/// warp little to issue between its shared loads. H100, the count at 4096 points (bench_frames,
-/// ncu, 2026-11-26): 16 resident warps per SM issued on 32% of the cycles, 32 warps on 48%.
+/// warp little to issue between its shared loads. H100, the count at 4096 points (ncu on
+/// bench_frames floor/count/async/4096): 16 resident warps per SM issued on 32% of the cycles,
+/// 32 warps on 48%.
 inline constexpr double small_tile_saturation = 32.0;
 /// The 32-point tile: 1.8 times the 128-point tile's, the ratio of their GPU times for an RDF of
 /// 4096 points (27 against 16 us, both at one copy per block), where neither is latency-bound.
@@ -203,31 +186,22 @@ struct input_entry<input_kind::shared_tile> {
   template <int B, int R, int G = 1>
   using type     = input::shared_tile<B, R, (G > 1 ? 1024 / B : 1), G>;
   // The small tiles (128 x 1 and 32 x 1 points) are for small sets: a 2048-point tile leaves a
-  // 256-point set one block with 64 times its pairs in padding (issue 24: 93 us of kernel for
-  // 32,640 pairs), and a 4096-point set 3 tile pairs for 132 SMs. Small sets are latency-bound,
-  // so one point per thread: measured on the H100 (GPU time of one RDF call, 128 bins),
-  // 64 x 2 took 17 us at N = 256 and 1024, 128 x 1 11 us, 32 x 1 7 us; at N = 4096 128 x 1
-  // 16 us, 64 x 2 19 us. The 128-point tile runs as two column groups of 128 threads (twice
-  // the warps on the same tile pairs): asynchronous calls at 4096 points, count 12.1 -> 10.8 us,
-  // RDF 17.1 -> 15.0, per-point sums 19.9 -> 16.8 (bench_frames shape/,
-  // benchmarks/results/frames-1aa682e-h100-2026-11-26).
+  // 256-point set one block with 64 times its pairs in padding, and a 4096-point set 3 tile pairs
+  // for 132 SMs. Small sets are latency-bound, so one point per thread; the 128-point tile runs as
+  // two column groups of 128 threads (twice the warps on the same tile pairs). bench_frames
+  // shape/* names each shape.
   // Passes over windows of the bins past shared memory hold one window per SM: one block, which
-  // as 256 threads gave 8 warps per SM, too few to hide a pair's latency (the (r_p, pi)
-  // histogram's IEEE square root: 65536 bins in 2 passes 1.12 s against 0.58 s for one pass of
-  // 16 warps per SM, H100, bench_bins, 2026-11-27). 512 threads give 16 warps in one block
-  // (92 and 128 registers: the whole register file at most); they measured faster than the
-  // 256-thread blocks at every bin count from 65536 to 1 M (SDH, (r_p, pi)), so the ordered passes
-  // take only them (benchmarks/results/rp-pi-passes-h100-2026-11-27/).
+  // as 256 threads gives 8 warps per SM, too few to hide a pair's latency (the (r_p, pi)
+  // histogram's IEEE square root). 512 threads give 16 warps in one block (92 and 128 registers:
+  // the whole register file at most); they measured faster than the 256-thread blocks at every bin
+  // count from 65536 to 1 M (bench_bins sdh and rp_pi ordered_passes*/w2, w4 against st4, st8), so
+  // the ordered passes take only them.
   // Per-point sums of float points take the 128-point tile as 64 x 2 in four groups. Symmetric
   // sums read a different column per lane (a butterfly of column sums), so two own points per
-  // thread halve the shared loads and shuffles per pair: asynchronous calls at 4096 points 11.2
-  // -> 10.3 us, at 1024 7.4 -> 6.5-6.8 (H200, benchmarks/results/per-point-diagonal-h200-2026-12-02;
-  // 64 registers and 12 bytes of spill for float, 412 for double, which keep 128 x 1). Cross and
-  // one-sided sums take the same shape: at 4096 points as fast as 128 x 1 in two groups, at 1024
-  // 0.2 us slower for cross sets (bench_frames shape/per_point_cross, per_point_one_sided).
-  // Histograms of such points take it too, for the same halved shared loads: the RDF of 4096
-  // points with nothing to skip 14.7 -> 13.6-13.7 us, at 1024 9.0-9.1 -> 8.9-9.0 (H200,
-  // benchmarks/results/shapes-h200-2026-12-02). Counts keep 128 x 1 (9.2 against 9.3 us).
+  // thread halve the shared loads and shuffles per pair (64 registers and 12 bytes of spill for
+  // float; double, with 412 bytes, keeps 128 x 1). Cross and one-sided sums take the same shape.
+  // Histograms of such points take it too, for the same halved shared loads; counts keep 128 x 1.
+  // bench_frames shape/per_point*/tile:64x2/groups:4, shape/rdf128/tile:64x2/groups:4.
   using one_call = shape_list<compiled_shape<for_histogram | for_per_point | for_spill_histogram, 256, 8, 128, 1,
                                              point_fit::float_up_to_4d>,
                               compiled_shape<for_histogram | for_per_point | for_reduction | for_global_histogram |
