@@ -32,16 +32,16 @@ benches=("$@")
 
 standard_args() {
   case $1 in
-    bench_suite)       echo "--sizes=65536,262144,1048576 --naive_max_n=65536 --cpu_n=32768" ;;
-    bench_bins)        echo "--benchmark_filter=^(sdh|rp_pi)/bins:[0-9]+/(one_call|global_atomics)/ --reps=3" ;;
+    bench_suite)       echo "--sizes=65536,1048576 --naive_max_n=65536 --cpu_n=32768" ;;
+    bench_bins)        echo "--benchmark_filter=^(sdh/bins:4096/one_call|(sdh|rp_pi)/bins:65536/(one_call|global_atomics)|sdh/bins:(262144|1048576)/(one_call|global_atomics))/ --reps=3" ;;
     bench_cost_model)  echo "--benchmark_filter=bins:(1|4|16|64|256|1024|4096)/" ;;
     bench_join)        echo "--sizes=262144,1048576 --cpu_n=65536" ;;
     bench_sorted_join) echo "" ;;
     bench_grid)        echo "" ;;
     bench_grid_join)   echo "--benchmark_filter=3d_ --sizes=2097152" ;;
-    bench_frames)      echo "--benchmark_filter=^(floor/(rdf128|count|per_point)/|frames/(rdf128|count)/(batched_sum|batched_per_frame|loop_of_one_call|cpu_openmp)|large/)" ;;
-    bench_highdim)     echo "" ;;
-    bench_scale)       echo "" ;;
+    bench_frames)      echo "--benchmark_filter=^(floor/(rdf128|count|per_point)/(sync|async)/|frames/(rdf128|count)/(batched_sum|batched_per_frame|loop_of_one_call)/|large/)" ;;
+    bench_highdim)     echo "--benchmark_filter=^(count/(twobody|cublas_gemm_pass|twobody_simt)/(half|float|double)/uniform/N:65536/D:(128|960)/|count/(twobody|cublas_gemm_pass)/half/uniform/N:(65536/D:4096|1048576/D:128)/|knn/(twobody|cublas_sort)/half/uniform/N:65536/D:128/k:10/|(join|kernel_sum|histogram)/twobody/half/uniform/N:65536/D:128/|peak/)" ;;
+    bench_scale)       echo "--benchmark_filter=^sdh256_host/" ;;
     *) echo "unknown benchmark binary $1 (one of: ${all[*]})" >&2; return 1 ;;
   esac
 }

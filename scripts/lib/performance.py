@@ -80,25 +80,31 @@ ROWS = [
      [("one global atomic per pair", "rp_pi/bins:65536/global_atomics")], "rate"),
     ("Many frames (RDF, 128 bins, 1000 frames)", "256 atoms a frame", "bench_frames", "frames/rdf128/batched_sum/256",
      [("a loop of one-call RDFs", "frames/rdf128/loop_of_one_call/256")], "time"),
+    ("Many frames (RDF, 128 bins, 1000 frames)", "1024 atoms a frame", "bench_frames", "frames/rdf128/batched_sum/1024",
+     [("a loop of one-call RDFs", "frames/rdf128/loop_of_one_call/1024")], "time"),
     ("Many frames (RDF, 128 bins, 1000 frames)", "4096 atoms a frame", "bench_frames", "frames/rdf128/batched_sum/4096",
      [("a loop of one-call RDFs", "frames/rdf128/loop_of_one_call/4096")], "time"),
-    ("Many frames (RDF, 128 bins, 1000 frames)", "16384 atoms a frame", "bench_frames", "frames/rdf128/batched_sum/16384",
-     [("a loop of one-call RDFs", "frames/rdf128/loop_of_one_call/16384")], "time"),
     ("Many frames (RDF, 128 bins, 1000 frames)", "one small call: RDF of 1024 points, result on the host", "bench_frames",
      "floor/rdf128/sync/1024", [], "time"),
+    ("Many frames (RDF, 128 bins, 1000 frames)", "one small call: RDF of 1024 points, device output", "bench_frames",
+     "floor/rdf128/async/1024", [], "time"),
+    ("Many frames (RDF, 128 bins, 1000 frames)", "one small call: RDF of 16384 points, result on the host", "bench_frames",
+     "floor/rdf128/sync/16384", [], "time"),
     ("Joins", "similarity self-join, about 4N results (N = 2^20)", "bench_join", "selfjoin/one_call/1048576",
      [("count, scan, write (two passes)", "selfjoin/two_pass/1048576"),
       ("CPU backend (N = 2^16)", "selfjoin/cpu_openmp/65536")], "rate"),
     ("Joins", "theta join of two tables (N = 2^20)", "bench_join", "theta/one_call/1048576",
      [("count, scan, write (two passes)", "theta/two_pass/1048576")], "rate"),
-    ("Joins", "band join, sorted (N = 2^22)", "bench_sorted_join", "band64/sorted/4194304",
-     [("Thrust sort-merge", "band64/thrust/4194304")], "time"),
+    ("Joins", "band join, width 10, sorted (N = 2^22)", "bench_sorted_join", "band10/sorted/4194304",
+     [("Thrust sort-merge", "band10/thrust/4194304")], "time"),
     ("Joins", "equi-join, uniform keys (N = 2^22)", "bench_sorted_join", "equi_uniform/sorted/4194304",
      [("Thrust sort-merge", "equi_uniform/thrust/4194304")], "time"),
+    ("Joins", "equi-join, Zipf 1.5 keys (N = 2^22)", "bench_sorted_join", "equi_zipf1.5/sorted/4194304",
+     [("Thrust sort-merge", "equi_zipf1.5/thrust/4194304")], "time"),
     ("Grid index (range-limited)", "pairs within r = 5, 100^3 box (N = 2^20)", "bench_grid", "r5/grid/1048576",
      [("brute force over all pairs", "r5/brute_force/1048576")], "rate"),
     ("Grid index (range-limited)", "20 bins to r = 20 (N = 2^20)", "bench_grid", "hist20_r20/grid/1048576",
-     [("brute force over all pairs", "hist20_r20/brute_force/1048576")], "rate"),
+     [("one-call histogram over all pairs (far tile pairs counted at once)", "hist20_r20/brute_force/1048576")], "rate"),
     ("Grid index (range-limited)", "similarity join, 3-D uniform, 32 neighbours (N = 2^21)", "bench_grid_join",
      "uniform3d_k32/grid/2097152", [("brute-force join", "uniform3d_k32/brute_force/2097152")], "rate"),
     ("High-dimensional rows (N = 2^16, 1% of pairs within the threshold)", "count, half, D = 128", "bench_highdim",
@@ -120,9 +126,15 @@ ROWS = [
     ("High-dimensional rows (N = 2^16, 1% of pairs within the threshold)", "count, half, D = 128, N = 2^20",
      "bench_highdim", "count/twobody/half/uniform/N:1048576/D:128",
      [("cuBLAS GEMM + count pass (approximate)", "count/cublas_gemm_pass/half/uniform/N:1048576/D:128")], "time"),
-    ("Out of core", "SDH 256 bins over host memory in 16 blocks (N = 2^24)", "bench_scale",
-     "sdh256_host/out_of_core/16777216", [("the same points staged whole (in core)", "sdh256_host/in_core/16777216")],
+    ("Out of core", "SDH 256 bins over host memory in 16 blocks (N = 2^22)", "bench_scale",
+     "sdh256_host/out_of_core/4194304", [("the same points staged whole (in core)", "sdh256_host/in_core/4194304")],
      "time"),
+    ("Cost model (SDH, 2^20 points)", "16 bins: the model's choice", "bench_cost_model", "sweep/bins:16/model",
+     [("the best fixed number of private copies", "sweep/bins:16/copies:*")], "time"),
+    ("Cost model (SDH, 2^20 points)", "256 bins: the model's choice", "bench_cost_model", "sweep/bins:256/model",
+     [("the best fixed number of private copies", "sweep/bins:256/copies:*")], "time"),
+    ("Cost model (SDH, 2^20 points)", "4096 bins: the model's choice", "bench_cost_model", "sweep/bins:4096/model",
+     [("the best fixed number of private copies", "sweep/bins:4096/copies:*")], "time"),
 ]
 
 
@@ -131,7 +143,7 @@ def fastest(results, pattern, measure):
     if "*" not in pattern:
         return (pattern, results[pattern]) if pattern in results else (None, None)
     rx = re.compile("^" + ".*".join(re.escape(p) for p in pattern.split("*")) + "$")
-    found = [(n, v) for n, v in results.items() if rx.match(n) and "naive" not in n and "cpu" not in n]
+    found = [(n, v) for n, v in results.items() if rx.match(n) and "/naive" not in n and "/cpu" not in n]
     if not found:
         return None, None
     key = (lambda nv: nv[1].get("pairs_per_s", 0)) if measure == "rate" else (lambda nv: -nv[1]["s"])
@@ -143,6 +155,8 @@ def show(values, measure):
         r = values.get("pairs_per_s")
         return "%.3g T pairs/s" % (r / 1e12) if r else "?"
     s = values["s"]
+    if s >= 1.0:
+        return "%.3g s" % s
     return "%.3g ms" % (s * 1e3) if s >= 1e-3 else "%.3g us" % (s * 1e6)
 
 
@@ -162,7 +176,9 @@ def row_lines(res, gpu, what, ours_name, peers, measure):
         return ["| %s | %s | %s | | | |" % (label, gpu.upper(), show(ours, measure))]
     out = []
     for k, (peer_label, peer_name) in enumerate(peers):
-        peer = res.get(peer_name)
+        found, peer = fastest(res, peer_name, measure)
+        if "*" in peer_name and found:
+            peer_label = "%s (`%s`)" % (peer_label, found.rsplit("/", 1)[1])
         up = speedup(ours, peer, measure) if peer else None
         cells = [label if k == 0 else "", gpu.upper() if k == 0 else "", show(ours, measure) if k == 0 else "",
                  peer_label, show(peer, measure) if peer else "not measured", "x %.3g" % up if up else ""]
