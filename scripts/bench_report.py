@@ -3,7 +3,7 @@
 reports and plots and docs/performance.md.
 
     python3 scripts/bench_report.py results.json                # the report of one run, to stdout
-    python3 scripts/bench_report.py results.json --targets benchmarks/targets-h100.json
+    python3 scripts/bench_report.py results.json --targets benchmarks/targets-bench_suite-h100.json
     python3 scripts/bench_report.py --all benchmarks/results    # <gpu>/<bench>.md and .png for every
                                                                  # <gpu>/<bench>.json, then docs/performance.md
                                                                  # (scripts/lib/performance.py says what it shows)

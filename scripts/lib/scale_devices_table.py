@@ -2,7 +2,7 @@
 """Speedup table of the several-GPU rows of a bench_scale JSON file: per workload and N, the
 median wall time and pairs/s on g GPUs and the speedup over one GPU of the same run.
 
-    python3 scripts/lib/scale_devices_table.py benchmarks/results/h200/bench_scale.json
+    python3 scripts/lib/scale_devices_table.py bench_scale.json   (a run of its gpus_* rows on several GPUs)
 
 Names are <workload>/gpus_<g>/<N> (sdh256, 2pcf), and <workload>/gpus_1_blocks_of_<g>/<N> (one
 GPU with the blocks of g: the cost of the blocks alone, without the split); kernel s is the sum
