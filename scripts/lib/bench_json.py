@@ -1,6 +1,7 @@
 """Reading the Google Benchmark JSON files of scripts/run_benchmarks.sh (shared by the table
 scripts): the context, and one timing per benchmark whose name matches a pattern."""
 import json
+import sys
 
 SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -22,3 +23,10 @@ def median_runs(path, name_re):
         if name not in chosen or b.get("run_type") == "aggregate":
             chosen[name] = (m, b, b["real_time"] * SECONDS_PER[b.get("time_unit", "ns")])
     return doc.get("context", {}), list(chosen.values())
+
+
+def exit_with_help_if_asked(doc):
+    """Prints a script's docstring and exits when its first argument is -h or --help."""
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(doc)
+        sys.exit(0)

@@ -5,11 +5,9 @@ call) and the batched frames (T pairs/s and the fraction of the large-N RDF rate
     frames_table.py bench_frames.json [COMMIT]
 
 COMMIT names the binary's commit where the run did not record it (TWOBODY_COMMIT unset)."""
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import json
 import re
 import sys

@@ -8,11 +8,9 @@ effect of the half-stencil and of the work ordering.
 Names are <set><D>d_k<k>/<variant>/<N>. Brute force runs at k = 32 only (its time does not
 depend on eps: it evaluates all pairs); the other rows divide by that time (marked *).
 """
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import re
 import sys
 

@@ -1,11 +1,9 @@
 #!/usr/bin/env python3
 """Markdown table of a bench_highdim JSON: twobody's exact tensor-core count against cuBLAS GEMM
 plus a count pass, per element type, data and D (medians of the repetitions)."""
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import json
 import re
 import sys

@@ -9,11 +9,9 @@ Targets: twobody's count >= 2x cuBLAS GEMM + count pass at D = 128-256; at D >= 
 FP16 peak (the run's own `peak/wgmma_f16` loop) and faster than GEMM + pass; >= 8x twobody's
 CUDA-core path (`twobody_simt`) at D >= 128; kernel sums and knn within 2x of the count's time
 (same element type, data, N and D)."""
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import re
 import sys
 

@@ -14,11 +14,9 @@ rows (relative least squares), and fw alone on the RDF rows with the SDH's fp an
 
     python3 scripts/lib/ordered_passes_fit.py bins.json [--old 1.0,1.32,0.5e-6[,0]] [--staged-only]
 """
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import json
 import sys
 

@@ -12,11 +12,9 @@ Writes into DIR (default: the directory of the JSON file):
                         largest measured N.
 Name parsing and median selection are those of scripts/bench_report.py.
 """
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import argparse
 import math
 import os

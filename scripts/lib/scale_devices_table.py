@@ -8,11 +8,9 @@ Names are <workload>/gpus_<g>/<N> (sdh256, 2pcf), and <workload>/gpus_1_blocks_o
 GPU with the blocks of g: the cost of the blocks alone, without the split); kernel s is the sum
 of the block pairs' kernel times (CUDA events) over all GPUs.
 """
-import sys as _sys
+from bench_json import exit_with_help_if_asked
 
-if len(_sys.argv) > 1 and _sys.argv[1] in ("-h", "--help"):  # the docstring above
-    print(__doc__)
-    _sys.exit(0)
+exit_with_help_if_asked(__doc__)
 import re
 import sys
 
