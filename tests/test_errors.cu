@@ -46,6 +46,26 @@ TEST(Errors, MessagesSayWhatToChange)
   }
 }
 
+// A bad argument is a twobody::invalid_argument (a twobody::error); what() ends with the place
+// of the check in brackets, which message() leaves out and where() gives alone.
+TEST(Errors, ArgumentErrorsKeepMessageAndPlaceApart)
+{
+  auto p = twobody::make_points(8, some_floats, some_floats);
+  p.coords[0] = nullptr;
+  try {
+    (void)twobody::count_pairs(twobody::exec::cpu, twobody::self_pairs(p), twobody::within_radius(1.f));
+    FAIL() << "expected twobody::invalid_argument";
+  } catch (twobody::invalid_argument const& e) {
+    std::string const what(e.what()), where(e.where());
+    EXPECT_EQ(e.message().find('['), std::string::npos) << e.message();
+    EXPECT_NE(where.find(".cuh:"), std::string::npos) << where;
+    EXPECT_EQ(what, e.message() + " [" + where + "]");
+  }
+  twobody::error const plain("twobody: a message");
+  EXPECT_EQ(plain.message(), "twobody: a message");
+  EXPECT_TRUE(plain.where().empty());
+}
+
 TEST(Errors, PerPointSumsNeedPartners)
 {
   auto p = twobody::make_points(8, some_floats, some_floats, some_floats);

@@ -8,7 +8,9 @@
 #include <cuda/functional>
 #include <cuda/std/functional>
 
+#include <chrono>
 #include <limits>
+#include <thread>
 #include <type_traits>
 
 namespace {
@@ -243,4 +245,74 @@ TEST(Execution, HostPointersWhereDeviceMemoryIsNeeded)
   }
   // The context survived all of that.
   EXPECT_EQ(count_pairs(exec::gpu, pairs, within_radius(4.f)), cpu::count_pairs(self_pairs(h.view()), within_radius(4.f)));
+}
+
+// Progress reports and stopping (progress.cuh): the CPU backend's loops report on the calling
+// thread, done only grows and ends at total (the pairs, or the frames), the results are those of
+// a call without reports, and an exception from the callback stops the call and propagates.
+struct stop_request {
+  std::uint64_t done;
+};
+
+TEST(Progress, CpuBackendReportsToTheEndOnTheCallingThread)
+{
+  tbt::host_points<float, 3> const a(2500, 31), b(700, 32);
+  auto const self  = self_pairs(a.view());
+  auto const cross = cross_pairs(a.view(), b.view());
+  std::vector<progress_report> seen;
+  bool other_thread            = false;
+  auto const caller            = std::this_thread::get_id();
+  progress_callback const note = [&](progress_report const& p) {
+    other_thread = other_thread || std::this_thread::get_id() != caller;
+    seen.push_back(p);
+  };
+  auto const with = exec::cpu.with_progress(&note);
+  EXPECT_EQ(with.on(cudaStream_t{}).progress, &note);
+  auto check = [&](std::uint64_t total, char const* what) {
+    SCOPED_TRACE(what);
+    ASSERT_FALSE(seen.empty());
+    for (std::size_t k = 1; k < seen.size(); ++k) { EXPECT_LE(seen[k - 1].done, seen[k].done); }
+    EXPECT_EQ(seen.back().done, total);
+    EXPECT_EQ(seen.back().total, total);
+    EXPECT_FALSE(other_thread);
+    seen.clear();
+  };
+  EXPECT_EQ(count_pairs(with, self, within_radius(9.f)), count_pairs(exec::cpu, self, within_radius(9.f)));
+  check(self.count(), "count_pairs");
+  auto const bins = uniform_bins<float>(0.f, 120.f, 12);
+  EXPECT_EQ(histogram(with, cross, euclidean{}, bins).counts, histogram(exec::cpu, cross, euclidean{}, bins).counts);
+  check(cross.count(), "histogram");
+  EXPECT_EQ(sum_per_point(with, ordered_pairs(b.view()), gaussian_kernel(4.f)),
+            sum_per_point(exec::cpu, ordered_pairs(b.view()), gaussian_kernel(4.f)));
+  check(ordered_pairs(b.view()).count(), "sum_per_point");
+  EXPECT_EQ(pairs_within(with, self, 3.f).size(), pairs_within(exec::cpu, self, 3.f).size());
+  check(self.count(), "pairs_within");
+
+  std::vector<size_type> const offsets{0, 1000, 1000, 2500};  // an empty frame too
+  std::vector<float> const boxes(9, 64.f);
+  auto const frames = make_frames(a.view(), offsets.data(), 3).with_boxes(boxes.data());
+  auto const f      = make_periodic_euclidean(64.f, 64.f, 64.f);
+  auto const near = uniform_bins<float>(0.f, 30.f, 10);  // within half the box
+  EXPECT_EQ(histogram_frames(with, self_frame_pairs(frames), f, near).counts,
+            histogram_frames(exec::cpu, self_frame_pairs(frames), f, near).counts);
+  check(3, "histogram_frames (frames)");
+}
+
+TEST(Progress, AnExceptionFromTheCallbackStopsTheCall)
+{
+  tbt::host_points<float, 3> const a(40000, 33);
+  auto const self = self_pairs(a.view());
+  progress_callback const stop = [](progress_report const& p) { throw stop_request{p.done}; };
+  auto const t0 = std::chrono::steady_clock::now();
+  try {
+    (void)count_pairs(exec::cpu.with_progress(&stop), self, within_radius(9.f));
+    FAIL() << "the callback's exception did not propagate";
+  } catch (stop_request const& s) {
+    double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Stopped at the first report, about 100 ms in (or at the end, if the whole call was faster).
+    EXPECT_TRUE(s.done < self.count() || seconds < 0.5) << s.done << " of " << self.count() << " in " << seconds << " s";
+  }
+  // Nothing is left behind: the same thread's next call runs, without reports, to the end.
+  EXPECT_EQ(count_pairs(exec::cpu, self_pairs(points<float, 3>{}), within_radius(9.f)), 0u);
+  EXPECT_EQ(detail::current_progress(), nullptr);
 }

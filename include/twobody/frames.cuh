@@ -261,7 +261,9 @@ std::vector<histogram_result<pair_count_t<Points>>> histogram_per_frame(executio
   using layout_t = detail::frame_layout<Points>;
   detail::check_bins_accept<F, Binning>();
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_per_frame: need at least one bin");
-  if (!detail::runs_on_gpu(exec, "histogram_per_frame")) { return cpu::histogram_per_frame(pairs, f, bins); }
+  if (!detail::runs_on_gpu(exec, "histogram_per_frame")) {
+    return detail::on_cpu_backend(exec, [&] { return cpu::histogram_per_frame(pairs, f, bins); });
+  }
   cudaStream_t const stream = exec.stream;
   std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
   std::vector<histogram_result<Count>> out;
@@ -289,7 +291,9 @@ histogram_result<pair_count_t<Points>> histogram_frames(execution_policy const& 
   using layout_t = detail::frame_layout<Points>;
   detail::check_bins_accept<F, Binning>();
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
-  if (!detail::runs_on_gpu(exec, "histogram_frames")) { return cpu::histogram_frames(pairs, f, bins); }
+  if (!detail::runs_on_gpu(exec, "histogram_frames")) {
+    return detail::on_cpu_backend(exec, [&] { return cpu::histogram_frames(pairs, f, bins); });
+  }
   cudaStream_t const stream = exec.stream;
   std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
   std::vector<Count> sum(slots, Count{});
@@ -313,7 +317,9 @@ std::vector<pair_count_t<Points>> count_per_frame(execution_policy const& exec, 
 {
   using C        = pair_count_t<Points>;
   using layout_t = detail::frame_layout<Points>;
-  if (!detail::runs_on_gpu(exec, "count_per_frame")) { return cpu::count_per_frame(pairs, pred); }
+  if (!detail::runs_on_gpu(exec, "count_per_frame")) {
+    return detail::on_cpu_backend(exec, [&] { return cpu::count_per_frame(pairs, pred); });
+  }
   cudaStream_t const stream = exec.stream;
   std::vector<C> out;
   detail::frame_runs_to_host<C>(
@@ -332,7 +338,9 @@ pair_count_t<Points> count_frames(execution_policy const& exec, frame_pairs<Poin
 {
   using C        = pair_count_t<Points>;
   using layout_t = detail::frame_layout<Points>;
-  if (!detail::runs_on_gpu(exec, "count_frames")) { return cpu::count_frames(pairs, pred); }
+  if (!detail::runs_on_gpu(exec, "count_frames")) {
+    return detail::on_cpu_backend(exec, [&] { return cpu::count_frames(pairs, pred); });
+  }
   cudaStream_t const stream = exec.stream;
   C total{};
   detail::frame_runs_to_host<C>(

@@ -442,7 +442,7 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
   pair_search use = rg.search;
   if (!runs_on_gpu(exec, what)) {
     if (rg.chosen != nullptr) { *rg.chosen = pair_search::brute_force; }  // the CPU backend has no grid
-    return brute(twobody::exec::cpu);
+    return brute(twobody::exec::cpu.with_progress(exec.progress));
   }
   cudaStream_t const stream = exec.stream;
   points<T, D> const& indexed = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;

@@ -10,6 +10,7 @@
 #include <twobody/error.cuh>
 #include <twobody/estimators.cuh>
 #include <twobody/execution.cuh>
+#include <twobody/progress.cuh>
 #include <twobody/frame_set.cuh>
 #include <twobody/frames.cuh>
 #include <twobody/functors.cuh>

@@ -6,12 +6,38 @@
 
 namespace twobody_py {
 
+namespace {
+
+/// The callable of set_progress, owned (a strong reference) by the thread that set it.
+PyObject*& thread_progress()
+{
+  thread_local PyObject* fn = nullptr;
+  return fn;
+}
+
+/// Called by the library on the calling thread, usually without the GIL: takes Ctrl-C and the
+/// callable's exceptions as Python errors, which stop the call and propagate to the caller.
+twobody::progress_callback const python_progress = [](twobody::progress_report const& p) {
+  nb::gil_scoped_acquire locked;
+  if (PyErr_CheckSignals() != 0) { throw nb::python_error(); }
+  if (PyObject* fn = thread_progress()) { nb::handle{fn}(p.done, p.total); }
+};
+
+}  // namespace
+
+void set_progress(nb::object fn)
+{
+  PyObject*& mine = thread_progress();
+  Py_XDECREF(mine);
+  mine = fn.is_none() ? nullptr : fn.release().ptr();
+}
+
 twobody::execution_policy policy_of(std::string const& backend, std::uintptr_t stream)
 {
   auto const s = reinterpret_cast<cudaStream_t>(stream);
-  if (backend == "auto") { return twobody::exec::automatic.on(s); }
-  if (backend == "gpu") { return twobody::exec::gpu.on(s); }
-  if (backend == "cpu") { return twobody::exec::cpu; }
+  if (backend == "auto") { return twobody::exec::automatic.on(s).with_progress(&python_progress); }
+  if (backend == "gpu") { return twobody::exec::gpu.on(s).with_progress(&python_progress); }
+  if (backend == "cpu") { return twobody::exec::cpu.with_progress(&python_progress); }
   throw nb::value_error(("twobody: backend must be 'auto', 'gpu' or 'cpu', not '" + backend + "'").c_str());
 }
 

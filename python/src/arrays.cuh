@@ -29,7 +29,13 @@ using size_type  = twobody::size_type;
 inline constexpr int dims = 3;  // every set is viewed in 3-D (zero columns past D)
 
 /// The backend a call names ("auto", "gpu", "cpu") and the stream of the caller (0: legacy default).
+/// The execution policy of a call: its backend and stream, and a progress callback that takes
+/// Ctrl-C (PyErr_CheckSignals) and reports to the callable set by set_progress, about every
+/// 100 ms of a CPU-backend call (twobody/progress.cuh).
 twobody::execution_policy policy_of(std::string const& backend, std::uintptr_t stream);
+
+/// The Python callable progress(done, total) of this thread's next calls (None: none).
+void set_progress(nb::object fn);
 
 /// Whether the "auto" backend runs on a GPU in this process (the library's own test, asked once).
 inline bool gpu_usable() { return twobody::detail::current_gpu_status().usable; }

@@ -5,10 +5,77 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
+namespace {
+
+/// A library message in Python terms: backends as backend="...", functions as twobody.f.
+std::string python_message(std::string m)
+{
+  auto replace_all = [&m](std::string const& from, std::string const& to) {
+    for (std::size_t at = m.find(from); at != std::string::npos; at = m.find(from, at + to.size())) {
+      m.replace(at, from.size(), to);
+    }
+  };
+  replace_all("pass twobody::exec::cpu (or twobody::exec::automatic) as the first argument of the one-call forms",
+              "pass backend=\"cpu\" (or backend=\"auto\")");
+  replace_all("pass twobody::exec::cpu, or twobody::exec::automatic, as the first argument of a one-call form",
+              "pass backend=\"cpu\" (or backend=\"auto\")");
+  replace_all("twobody::exec::automatic", "backend=\"auto\"");
+  replace_all("twobody::exec::cpu", "backend=\"cpu\"");
+  replace_all("twobody::exec::gpu", "backend=\"gpu\"");
+  replace_all("exec::cpu", "backend=\"cpu\"");
+  replace_all("exec::gpu", "backend=\"gpu\"");
+  replace_all("twobody::", "twobody.");
+  return m;
+}
+
+PyObject* error_type    = nullptr;  // twobody.Error (RuntimeError)
+PyObject* argument_type = nullptr;  // twobody.ArgumentError (Error and ValueError)
+
+/// Raises `type` with the library's message in Python terms; the source location of the check
+/// stays on the exception as `where` (for bug reports), out of the message.
+void raise_library_error(PyObject* type, twobody::error const& e)
+{
+  PyObject* exc = PyObject_CallFunction(type, "s", python_message(e.message()).c_str());
+  if (exc == nullptr) { return; }
+  PyObject* where = PyUnicode_FromString(e.where().c_str());
+  if (where != nullptr) {
+    PyObject_SetAttrString(exc, "where", where);
+    Py_DECREF(where);
+  }
+  PyErr_SetObject(type, exc);
+  Py_DECREF(exc);
+}
+
+}  // namespace
+
 NB_MODULE(_core, m)
 {
   m.doc() = "twobody's compiled core; use the functions of the twobody package.";
-  nb::exception<twobody::error>(m, "Error", PyExc_RuntimeError);
+  error_type = PyErr_NewExceptionWithDoc(
+    "twobody.Error",
+    "A failure the library found: a CUDA error, too little GPU memory, a run-time functor that does not "
+    "compile, or (as its subclass ArgumentError) an argument its checks refused. The message says what "
+    "to change; `where` holds the file and line of the check, for bug reports.",
+    PyExc_RuntimeError, nullptr);
+  PyObject* argument_bases = PyTuple_Pack(2, error_type, PyExc_ValueError);
+  argument_type            = PyErr_NewExceptionWithDoc(
+    "twobody.ArgumentError",
+    "An argument the library's checks refused before any work (a twobody.Error and a ValueError).",
+    argument_bases, nullptr);
+  Py_XDECREF(argument_bases);
+  m.attr("Error")         = nb::handle(error_type);
+  m.attr("ArgumentError") = nb::handle(argument_type);
+  nb::register_exception_translator([](std::exception_ptr const& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (twobody::invalid_argument const& e) {
+      raise_library_error(argument_type, e);
+    } catch (twobody::error const& e) {
+      raise_library_error(error_type, e);
+    }
+  });
+  m.def("gpu_reason", [] { return twobody::detail::current_gpu_status().reason; },
+        "Why no usable CUDA GPU is there (empty when there is one).");
   twobody_py::bind_counts(m);
   twobody_py::bind_histograms(m);
   twobody_py::bind_joins(m);
@@ -35,5 +102,7 @@ NB_MODULE(_core, m)
   m.def("xi_natural", &twobody::xi_natural, "dd"_a, "rr"_a);
   m.def("xi_landy_szalay", &twobody::xi_landy_szalay, "dd"_a, "dr"_a, "rr"_a);
 
+  m.def("set_progress", &twobody_py::set_progress, "fn"_a.none(),
+        "Sets this thread's progress(done, total) callable for the calls it makes next (None: none).");
   m.def("gpu_available", &twobody_py::gpu_usable, "True when a usable CUDA GPU is there (the 'auto' backend then runs on it).");
 }

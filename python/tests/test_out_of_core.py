@@ -14,10 +14,6 @@ needs_gpu = pytest.mark.skipif(not twobody.gpu_available(), reason="no usable CU
 
 def test_out_of_core_arguments_are_checked():
     x = integer_points(100, seed=1, dtype=np.float32)
-    with pytest.raises(ValueError, match="applies to out-of-core runs"):
-        twobody.count_pairs(x, r=2.0, progress=True)
-    with pytest.raises(ValueError, match="applies to out-of-core runs"):
-        twobody.histogram(x, bins=4, range=(0, 8), progress=lambda done, total: None)
     with pytest.raises(ValueError, match="take no weights"):
         twobody.histogram(x, bins=4, range=(0, 8), weights=np.ones(100), block_points=64)
     with pytest.raises(ValueError, match="take no weights"):

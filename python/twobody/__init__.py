@@ -27,18 +27,21 @@ for device arrays.
 from __future__ import annotations
 
 import builtins
+import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _arrays
-from ._core import Error  # noqa: F401  (raised for CUDA failures and the library's checks)
+from ._core import ArgumentError, Error  # noqa: F401  (the library's checks; CUDA failures)
 from . import _core
 from ._functor import Functor
 
 __all__ = [
     "Error",
+    "ArgumentError",
     "Functor",
     "pair_sum",
     "Histogram",
@@ -69,9 +72,21 @@ def gpu_available() -> bool:
     return bool(_core.gpu_available())
 
 
-def _backend(backend: str) -> str:
+_told_cpu_fallback = False
+
+
+def _backend(backend: str, fallback: bool = True) -> str:
+    """The backend a call runs on: "auto" becomes "cpu" without a usable GPU (said once), except
+    for the GPU-only calls (fallback=False: Functors), which then say that they need a GPU."""
+    global _told_cpu_fallback
     if backend not in _BACKENDS:
         raise ValueError(f"twobody: backend must be one of {_BACKENDS}, not {backend!r}")
+    if backend == "auto" and fallback and not _core.gpu_available():
+        if not _told_cpu_fallback:
+            _told_cpu_fallback = True
+            print(f"twobody: no usable CUDA GPU ({_core.gpu_reason()}); running on the CPU backend "
+                  '(pass backend="cpu" to choose it without this notice)', file=sys.stderr)
+        return "cpu"
     return backend
 
 
@@ -96,6 +111,10 @@ def _weights(weights, weights_b, a, b):
     wb = None if b is None else _arrays.as_weights(weights_b, b, "weights_b")
     if b is not None and (wa is None) != (wb is None):
         raise ValueError("twobody: give weights for both point sets (weights= and weights_b=) or for neither")
+    for w, name in ((wa, "weights"), (wb, "weights_b")):
+        if w is not None and _arrays.any_nan(w):
+            warnings.warn(f"twobody: {name} holds NaN: every weighted sum it enters is NaN", RuntimeWarning,
+                          stacklevel=3)
     return wa, wb
 
 
@@ -151,9 +170,6 @@ def _box(box, a, b, reach: Optional[float] = None):
 def _out_of_core(memory_budget, devices, block_points, progress, what: str, **refused):
     """The out-of-core arguments as the core takes them, or None for an in-core call."""
     if memory_budget is None and devices is None and block_points is None:
-        if progress is not None:
-            raise ValueError(f"twobody: progress= applies to out-of-core runs of {what} "
-                             "(give memory_budget=, devices= or block_points=)")
         return None
     given = sorted(k for k, v in refused.items() if v)
     if given:
@@ -167,6 +183,20 @@ def _out_of_core(memory_budget, devices, block_points, progress, what: str, **re
         if not devices:
             raise ValueError("twobody: devices must name at least one device (or be 'all')")
     return (int(memory_budget or 0), devices, int(block_points or 0), progress)
+
+
+def _reporting(progress, call, unit: str = "pair"):
+    """Runs call() with progress=True (a bar) or a callable progress(done, total) receiving the
+    reports of an in-core call: the CPU backend's, about every 0.1 s (a GPU call in core is one
+    kernel and reports nothing). Ctrl-C stops a CPU-backend call at its next report."""
+    callback, bar = _progress_bar(progress, unit=unit)
+    _core.set_progress(callback)
+    try:
+        return call()
+    finally:
+        _core.set_progress(None)
+        if bar is not None:
+            bar.close()
 
 
 def _run_out_of_core(ooc, call):
@@ -214,9 +244,13 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
         blocks are copied. ``memory_budget`` is the
         device memory in bytes the resident blocks may use (0: a quarter of the free memory),
         ``devices`` the GPUs to spread the block pairs over ("all" or a list of device numbers).
-        ``progress``: True for a bar (tqdm if installed, else a line), or a callable
-        ``progress(done, total)`` called after each block pair; Ctrl-C stops the run and frees
-        what it holds. Every pair is evaluated (no grid), unweighted, GPU only.
+        Out of core, ``progress`` is called after each block pair. Every pair is evaluated (no
+        grid), unweighted, GPU only.
+    progress : bool or callable, optional
+        True shows a bar (tqdm if installed, else a line on stderr); a callable is called as
+        ``progress(done, total)``. In core, the CPU backend reports the pairs done about every
+        0.1 s, and Ctrl-C stops it there (KeyboardInterrupt); a GPU call in core is one kernel and
+        reports nothing until it returns.
 
     Returns
     -------
@@ -232,7 +266,7 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
             raise ValueError("twobody: count_pairs takes either functor= or r= (with box= and search=), not both")
         _functor_points(a, "count_pairs")
         wa, wb = _weights(weights, weights_b, a, b)
-        return _core.functor_count(_program(functor), functor._values(), a, b, wa, wb, _backend(backend),
+        return _core.functor_count(_program(functor), functor._values(), a, b, wa, wb, _backend(backend, fallback=False),
                                    _arrays.stream_handle(stream))
     if r is None:
         raise TypeError("twobody: count_pairs needs r= (the radius) or functor=")
@@ -245,10 +279,12 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
         return _run_out_of_core(ooc, lambda *o: _core.count_pairs_out_of_core(a, b, float(r), sides, *o))
     if _high_dimensional(a):
         _no_row_options("count_pairs", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
-        return _core.rows_count_pairs(a, b, float(r), _backend(backend), _arrays.stream_handle(stream))
+        return _reporting(progress, lambda: _core.rows_count_pairs(a, b, float(r), _backend(backend),
+                                                                   _arrays.stream_handle(stream)))
     wa, wb = _weights(weights, weights_b, a, b)
     sides = _box(box, a, b, reach=float(r))
-    return _core.count_pairs(a, b, float(r), sides, wa, wb, search, _backend(backend), _arrays.stream_handle(stream))
+    return _reporting(progress, lambda: _core.count_pairs(a, b, float(r), sides, wa, wb, search, _backend(backend),
+                                                          _arrays.stream_handle(stream)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,7 +377,7 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
         n, lo, hi = _one_axis_bins(bins, range)
         wa, wb = _weights(weights, weights_b, a, b)
         counts, outside, pairs = _core.functor_histogram(_program(metric), metric._values(), a, b, wa, wb, lo, hi, n,
-                                                         scale, _backend(backend), _arrays.stream_handle(stream))
+                                                         scale, _backend(backend, fallback=False), _arrays.stream_handle(stream))
         return Histogram(_arrays.like(counts, a), _edges(lo, hi, n, scale), outside, int(pairs))
     ooc = _out_of_core(memory_budget, devices, block_points, progress, "histogram", cpu_backend=backend == "cpu",
                        weights=weights is not None, weights_b=weights_b is not None, exact=bool(exact),
@@ -359,7 +395,8 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
                              "scale='linear' histograms")
         _no_row_options("histogram", box=box, weights=weights, weights_b=weights_b, search=search == "grid")
         n, lo, hi = _one_axis_bins(bins, range)
-        counts, outside, pairs = _core.rows_histogram(a, b, lo, hi, n, _backend(backend), _arrays.stream_handle(stream))
+        counts, outside, pairs = _reporting(progress, lambda: _core.rows_histogram(a, b, lo, hi, n, _backend(backend),
+                                                                                   _arrays.stream_handle(stream)))
         return Histogram(_arrays.like(counts, a), _edges(lo, hi, n), outside, int(pairs))
     wa, wb = _weights(weights, weights_b, a, b)
     if metric not in ("euclidean", "sqeuclidean", "rp_pi", "angular"):
@@ -386,9 +423,9 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
     use_grid = metric == "euclidean" and scale == "linear" and lo == 0.0 and not exact and wa is None
     if search != "auto" and search not in ("brute", "grid"):
         raise ValueError(f"twobody: search must be 'auto', 'brute' or 'grid', not {search!r}")
-    counts, outside, pairs = _core.histogram(a, b, kind, scale, bool(exact), lo, hi, bins_x, hi_y, bins_y, sides,
-                                             wa, wb, search if use_grid or search == "grid" else "brute",
-                                             _backend(backend), _arrays.stream_handle(stream))
+    counts, outside, pairs = _reporting(progress, lambda: _core.histogram(
+        a, b, kind, scale, bool(exact), lo, hi, bins_x, hi_y, bins_y, sides, wa, wb,
+        search if use_grid or search == "grid" else "brute", _backend(backend), _arrays.stream_handle(stream)))
     if metric == "rp_pi":
         counts = np.ascontiguousarray(counts.reshape(bins_y, bins_x).T)
         edges = (np.linspace(0.0, hi, bins_x + 1), np.linspace(0.0, hi_y, bins_y + 1))
@@ -427,10 +464,20 @@ def rdf(points, points_b=None, *, box, r_max: float, bins: int = 100, exact: boo
     """
     if box is None:
         raise ValueError("twobody: rdf needs the periodic box (box=L or box=[Lx, Ly, Lz])")
+    a, b = _sets(points, points_b)
+    if a.shape[1] > 3:
+        raise ValueError(f"twobody: rdf takes points of 1 to 3 coordinates in a periodic box, not {a.shape[1]}")
+    if (b is None and a.shape[0] < 2) or (b is not None and (a.shape[0] < 1 or b.shape[0] < 1)):
+        raise ValueError("twobody: rdf needs at least one pair (two points, or one of each species): g(r) divides "
+                         "the counts by the number of pairs")
+    stray = _arrays.nan_rows(a) + (0 if b is None else _arrays.nan_rows(b))
+    if stray:
+        warnings.warn(f"twobody: {stray} points have NaN coordinates: their pairs are not counted, but g(r) is "
+                      "normalised by all points (drop them first to normalise by the rest)", RuntimeWarning,
+                      stacklevel=2)
     h = histogram(points, points_b, bins=bins, range=(0.0, r_max), box=box, exact=exact, search=search,
                   memory_budget=memory_budget, devices=devices, block_points=block_points, progress=progress,
                   backend=backend, stream=stream)
-    a, b = _sets(points, points_b)
     sides = _box_sides(box, a.shape[1])  # the points were checked against the box by histogram()
     counts = np.asarray(_arrays.to_numpy(h.counts), dtype=np.float64)
     n_a = int(a.shape[0])
@@ -563,7 +610,7 @@ def rdf_frames(frames, *, box, r_max: float, bins: int = 100, offsets=None, fram
         ``True`` shows a progress bar (tqdm if installed, else a line on stderr); a callable is
         called as progress(frames_done, frames). Host trajectories go to the GPU in runs of
         ``chunk_points`` points (default 2^24), copied while the run before computes; progress
-        and Ctrl-C are taken between runs (the CPU backend reports no progress).
+        and Ctrl-C are taken between runs (the CPU backend: every 0.1 s, in frames).
 
     Returns
     -------
@@ -587,10 +634,12 @@ def rdf_frames(frames, *, box, r_max: float, bins: int = 100, offsets=None, fram
     alike = (boxes == boxes[0]).all() and (n_a == n_a[0]).all() and (n_b is None or (n_b == n_b[0]).all())
     keep = per_frame or not alike
     callback, bar = _progress_bar(progress)
+    _core.set_progress(callback)  # the CPU backend's reports (frames); GPU runs report through callback
     try:
         counts, _ = _core.rdf_frames(a, oa, b, ob, boxes.ravel().tolist(), r_max, int(bins), keep, bool(exact),
                                      int(chunk_points or 0), callback, _backend(backend), _arrays.stream_handle(stream))
     finally:
+        _core.set_progress(None)
         if bar is not None:
             bar.close()
 
@@ -634,10 +683,12 @@ def count_frames(frames, *, box, r: float, offsets=None, frames_b=None, offsets_
     a, oa, b, ob, boxes = _frame_arguments(frames, offsets, frames_b, offsets_b, box, backend)
     r = _frame_reach(r, boxes, "r")
     callback, bar = _progress_bar(progress)
+    _core.set_progress(callback)  # the CPU backend's reports (frames); GPU runs report through callback
     try:
         return _core.count_frames(a, oa, b, ob, boxes.ravel().tolist(), r, bool(per_frame), int(chunk_points or 0),
                                   callback, _backend(backend), _arrays.stream_handle(stream))
     finally:
+        _core.set_progress(None)
         if bar is not None:
             bar.close()
 
@@ -698,7 +749,7 @@ def xi(data, randoms, *, bins: int, range, scale: str = "log", weights=None, ran
 
 def pairs_within(points, points_b=None, *, eps: Optional[float] = None, metric: str = "euclidean",
                  return_distances: bool = False, sort: bool = True, functor: Optional[Functor] = None,
-                 backend: str = "auto", stream=None):
+                 progress=None, backend: str = "auto", stream=None):
     """The similarity join: every pair with |a_i - b_j| <= eps, as an (m, 2) array of indices
     (i, j) (one set: each pair once with i < j).
 
@@ -715,6 +766,9 @@ def pairs_within(points, points_b=None, *, eps: Optional[float] = None, metric: 
     true: a theta join of your own (GPU only, points of 1 to 3 coordinates), e.g.
     ``Functor("bool", "return fabsf(a.x[0] - b.x[0]) <= w && a.x[1] < b.x[1];", {"w": 2.0})``.
 
+    ``progress``: True for a bar (tqdm if installed, else a line), or a callable
+    ``progress(done, total)`` (pairs); see ``count_pairs``.
+
     Example: ``ij = twobody.pairs_within(x, eps=0.1)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
@@ -722,7 +776,7 @@ def pairs_within(points, points_b=None, *, eps: Optional[float] = None, metric: 
         if eps is not None or return_distances or metric != "euclidean":
             raise ValueError("twobody: pairs_within takes either functor= or eps= (with metric= and return_distances=)")
         _functor_points(a, "pairs_within")
-        out = _core.functor_join(_program(functor), functor._values(), a, b, bool(sort), _backend(backend),
+        out = _core.functor_join(_program(functor), functor._values(), a, b, bool(sort), _backend(backend, fallback=False),
                                  _arrays.stream_handle(stream))
         return _device_or_like(out, a)
     if eps is None:
@@ -730,11 +784,12 @@ def pairs_within(points, points_b=None, *, eps: Optional[float] = None, metric: 
     if metric not in ("euclidean", "cosine"):
         raise ValueError(f"twobody: metric must be 'euclidean' or 'cosine', not {metric!r}")
     if _high_dimensional(a, metric, force=return_distances):
-        ij, d = _core.rows_pairs_within(a, b, float(eps), metric, bool(sort), _backend(backend),
-                                        _arrays.stream_handle(stream))
+        ij, d = _reporting(progress, lambda: _core.rows_pairs_within(a, b, float(eps), metric, bool(sort),
+                                                                     _backend(backend), _arrays.stream_handle(stream)))
         ij, d = _device_or_like(ij, a), _device_or_like(d, a, indices=False)
         return (ij, d) if return_distances else ij
-    out = _core.pairs_within(a, b, float(eps), bool(sort), _backend(backend), _arrays.stream_handle(stream))
+    out = _reporting(progress, lambda: _core.pairs_within(a, b, float(eps), bool(sort), _backend(backend),
+                                                          _arrays.stream_handle(stream)))
     return _device_or_like(out, a)
 
 
@@ -746,8 +801,8 @@ def _device_or_like(out, a, indices: bool = True):
     return _arrays.from_device(out, a, indices)
 
 
-def kernel_sum(points, points_b=None, *, bandwidth: float, per_point: bool = False, backend: str = "auto",
-               stream=None):
+def kernel_sum(points, points_b=None, *, bandwidth: float, per_point: bool = False, progress=None,
+               backend: str = "auto", stream=None):
     """Gaussian kernel sums, k(a, b) = exp(-|a - b|^2 / (2 h^2)) with h = ``bandwidth``.
 
     ``per_point=False``: the sum over all pairs (one set: i < j; two sets: A x B), a float.
@@ -757,14 +812,17 @@ def kernel_sum(points, points_b=None, *, bandwidth: float, per_point: bool = Fal
     High-dimensional points (D > 3, float16/bfloat16) take the tensor-core products; each term
     is then within a proven margin of the exact one (docs/highdim.md), and the sums are float64.
 
+    ``progress``: True for a bar, or a callable ``progress(done, total)`` (pairs); see ``count_pairs``.
+
     Example: ``density = twobody.kernel_sum(x, bandwidth=0.5, per_point=True)``.
     """
     a, b = _sets(points, points_b, _backend(backend))
     if _high_dimensional(a):
-        out = _core.rows_kernel_sum(a, b, float(bandwidth), bool(per_point), _backend(backend),
-                                    _arrays.stream_handle(stream))
+        out = _reporting(progress, lambda: _core.rows_kernel_sum(a, b, float(bandwidth), bool(per_point),
+                                                                 _backend(backend), _arrays.stream_handle(stream)))
         return _arrays.like(out, a) if per_point else float(out)
-    out = _core.kernel_sum(a, b, float(bandwidth), bool(per_point), _backend(backend), _arrays.stream_handle(stream))
+    out = _reporting(progress, lambda: _core.kernel_sum(a, b, float(bandwidth), bool(per_point), _backend(backend),
+                                                        _arrays.stream_handle(stream)))
     return _arrays.like(out, a) if per_point else float(out)
 
 
@@ -794,10 +852,10 @@ def pair_sum(points, points_b=None, *, functor: Functor, per_point: bool = False
                              {"s": 1.0, "e": 1.0})
         energy = twobody.pair_sum(x, functor=lj)
     """
-    a, b = _sets(points, points_b, _backend(backend))
+    a, b = _sets(points, points_b, _backend(backend, fallback=False))
     _functor_points(a, "pair_sum")
     wa, wb = _weights(weights, weights_b, a, b)
-    out = _core.functor_sum(_program(functor), functor._values(), a, b, wa, wb, bool(per_point), _backend(backend),
+    out = _core.functor_sum(_program(functor), functor._values(), a, b, wa, wb, bool(per_point), _backend(backend, fallback=False),
                             _arrays.stream_handle(stream))
     return _arrays.like(out, a) if per_point else float(out)
 
@@ -815,7 +873,7 @@ class Neighbors:
     distances: Any
 
 
-def knn(points, points_b=None, *, k: int, metric: str = "euclidean", backend: str = "auto",
+def knn(points, points_b=None, *, k: int, metric: str = "euclidean", progress=None, backend: str = "auto",
         stream=None) -> Neighbors:
     """The exact k nearest neighbours of every point of ``points``: among the other points of
     ``points`` (itself excluded), or among the points of ``points_b``.
@@ -828,6 +886,8 @@ def knn(points, points_b=None, *, k: int, metric: str = "euclidean", backend: st
         Neighbours per point, 1 <= k <= the number of partners (n - 1, or len(points_b)).
     metric : {"euclidean", "cosine"}
         Euclidean distance, or cosine distance 1 - cos(a, b).
+    progress : bool or callable, optional
+        True for a bar, or a callable ``progress(done, total)`` (pairs); see ``count_pairs``.
 
     Returns
     -------
@@ -848,7 +908,8 @@ def knn(points, points_b=None, *, k: int, metric: str = "euclidean", backend: st
         raise ValueError(f"twobody: metric must be 'euclidean' or 'cosine', not {metric!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError("twobody: k must be an int (the number of neighbours)")
-    idx, dist = _core.knn(a, b, int(k), metric, _backend(backend), _arrays.stream_handle(stream))
+    idx, dist = _reporting(progress, lambda: _core.knn(a, b, int(k), metric, _backend(backend),
+                                                       _arrays.stream_handle(stream)))
     return Neighbors(_device_or_like(idx, a), _device_or_like(dist, a, indices=False))
 
 

@@ -31,6 +31,13 @@ def as_points(x, name: str):
     if lib == "other":
         x = np.asarray(x)
         lib = "numpy"
+    if lib == "numpy" and x.ndim == 0:
+        raise TypeError(f"twobody: {name} is a single number, not an (n, D) array of points"
+                        + ("; the second positional argument is a second point set: give r=, bins=, eps= and the "
+                           "other options by keyword" if name == "points_b" else ""))
+    if lib == "numpy" and x.dtype.kind == "f" and not x.dtype.isnative:
+        raise TypeError(f"twobody: {name} holds {x.dtype.str} (byte order not this machine's); convert with "
+                        f"{name}.astype({name}.dtype.newbyteorder('='))")
     if lib == "numpy" and x.dtype not in (np.float32, np.float64, np.float16):
         if x.dtype.kind in "iub":
             raise TypeError(f"twobody: {name} holds {x.dtype}; coordinates must be float32, float64 or float16 "
@@ -62,6 +69,46 @@ def as_weights(w, points, name: str):
         raise ValueError(f"twobody: {name} must be a 1-D array of one weight per point ({points.shape[0]}), "
                          f"not of shape {tuple(w.shape)}")
     return w
+
+
+def any_nan(x) -> bool:
+    """True when the array (of any supported library) holds a NaN."""
+    lib = library_of(x)
+    if lib == "numpy":
+        return bool(np.isnan(x).any())
+    if lib == "cupy":
+        import cupy
+
+        return bool(cupy.isnan(x).any())
+    if lib == "torch":
+        import torch
+
+        return bool(torch.isnan(x).any())
+    if lib == "jax":
+        import jax.numpy as jnp
+
+        return bool(jnp.isnan(x).any())
+    return bool(np.isnan(np.asarray(x)).any())
+
+
+def nan_rows(x) -> int:
+    """How many points (rows) of an (n, D) array have a NaN coordinate."""
+    lib = library_of(x)
+    if lib == "numpy":
+        return int(np.isnan(x).any(axis=1).sum())
+    if lib == "cupy":
+        import cupy
+
+        return int(cupy.isnan(x).any(axis=1).sum())
+    if lib == "torch":
+        import torch
+
+        return int(torch.isnan(x).any(dim=1).sum())
+    if lib == "jax":
+        import jax.numpy as jnp
+
+        return int(jnp.isnan(x).any(axis=1).sum())
+    return int(np.isnan(np.asarray(x)).any(axis=1).sum())
 
 
 def on_device(x) -> bool:

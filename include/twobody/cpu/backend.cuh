@@ -14,6 +14,7 @@
 #include <twobody/detail/validate.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
+#include <twobody/progress.cuh>
 #include <twobody/results.cuh>
 #include <twobody/runtime_functor.cuh>
 #include <twobody/value_traits.cuh>
@@ -21,7 +22,10 @@
 #include <cuda/std/functional>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 #ifdef _OPENMP
@@ -70,18 +74,90 @@ inline int thread_id()
 #endif
 }
 
+/// The progress of one parallel loop, for the calling thread's callback (progress.cuh). Each
+/// thread calls done(work) after a unit of work and skips the rest once stopped(); the calling
+/// thread (OpenMP's thread 0) reports every progress_interval and, when the callback throws,
+/// stops the loop; finish() after the loop reports the end or rethrows. Without a callback
+/// done() and stopped() cost a branch.
+class progress_poll {
+ public:
+  explicit progress_poll(std::uint64_t total)
+    : cb_(twobody::detail::current_progress()), total_(total), last_(std::chrono::steady_clock::now())
+  {
+  }
+
+  bool stopped() const { return cb_ != nullptr && stop_.load(std::memory_order_relaxed); }
+
+  void done(std::uint64_t work)
+  {
+    if (cb_ == nullptr) { return; }
+    std::uint64_t const now_done = done_.fetch_add(work, std::memory_order_relaxed) + work;
+    if (thread_id() != 0 || stop_.load(std::memory_order_relaxed)) { return; }
+    auto const now = std::chrono::steady_clock::now();
+    if (now - last_ < twobody::detail::progress_interval) { return; }
+    last_ = now;
+    report(now_done);
+  }
+
+  /// After the loop, on the calling thread: the callback's exception, or the final report.
+  void finish()
+  {
+    if (cb_ == nullptr) { return; }
+    if (error_) { std::rethrow_exception(error_); }
+    report(total_);
+    if (error_) { std::rethrow_exception(error_); }
+  }
+
+ private:
+  void report(std::uint64_t done)
+  {
+    try {
+      (*cb_)(progress_report{std::min(done, total_), total_});
+    } catch (...) {
+      error_ = std::current_exception();
+      stop_.store(true, std::memory_order_relaxed);
+    }
+  }
+
+  progress_callback const* cb_;
+  std::uint64_t total_;
+  std::atomic<std::uint64_t> done_{0};
+  std::atomic<bool> stop_{false};
+  std::chrono::steady_clock::time_point last_;
+  std::exception_ptr error_;
+};
+
+/// The pairs row i of a pair set holds (what progress counts).
+template <class Points>
+std::uint64_t partners_of(pair_set<Points> const& pairs, std::int64_t i)
+{
+  switch (pairs.mode) {
+    case pair_mode::self: return static_cast<std::uint64_t>(pairs.a.size - 1 - i);
+    case pair_mode::cross: return static_cast<std::uint64_t>(pairs.b.size);
+    default: return static_cast<std::uint64_t>(pairs.a.size - 1);
+  }
+}
+
 /// The records row(i, out) appends for rows 0 .. rows - 1, in row order: rows split into
 /// contiguous chunks over the threads, one record vector per chunk, joined in chunk order.
-template <class Record, class Row>
-std::vector<Record> records_by_row(std::int64_t rows, Row&& row)
+/// `work(i)` is what row i counts for in progress reports (its pairs).
+template <class Record, class Row, class Work>
+std::vector<Record> records_by_row(std::int64_t rows, Row&& row, Work&& work)
 {
   std::int64_t const chunks = rows <= 0 ? 0 : std::min<std::int64_t>(rows, 64 * max_threads());
   std::vector<std::vector<Record>> parts(static_cast<std::size_t>(chunks));
+  std::uint64_t work_total = 0;
+  for (std::int64_t i = 0; i < rows; ++i) { work_total += work(i); }
+  progress_poll poll(work_total);
 #pragma omp parallel for schedule(dynamic)
   for (std::int64_t c = 0; c < chunks; ++c) {
     auto& out = parts[static_cast<std::size_t>(c)];
-    for (std::int64_t i = rows * c / chunks; i < rows * (c + 1) / chunks; ++i) { row(i, out); }
+    for (std::int64_t i = rows * c / chunks; i < rows * (c + 1) / chunks && !poll.stopped(); ++i) {
+      row(i, out);
+      poll.done(work(i));
+    }
   }
+  poll.finish();
   std::vector<Record> all;
   std::size_t total = 0;
   for (auto const& v : parts) { total += v.size(); }
@@ -110,8 +186,10 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* c
   std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   std::vector<std::vector<Count>> priv(detail::max_threads(), std::vector<Count>(slots, Count{}));
+  detail::progress_poll poll(static_cast<std::uint64_t>(pairs.count()));
 #pragma omp parallel for schedule(guided)
   for (std::int64_t i = 0; i < pairs.a.size; ++i) {
+    if (poll.stopped()) { continue; }
     auto& h      = priv[detail::thread_id()];
     auto const p = pairs.a[i];
     auto const w = pairs.a.weight(i);
@@ -123,7 +201,9 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* c
         h[s] += Count(1);
       }
     });
+    poll.done(detail::partners_of(pairs, i));
   }
+  poll.finish();
   for (std::size_t s = 0; s < slots; ++s) {
     Count total{};
     for (auto const& h : priv) { total += h[s]; }
@@ -150,8 +230,10 @@ T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity)
   detail::validate(pairs);
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   std::vector<T> priv(detail::max_threads(), identity);
+  detail::progress_poll poll(static_cast<std::uint64_t>(pairs.count()));
 #pragma omp parallel for schedule(guided)
   for (std::int64_t i = 0; i < pairs.a.size; ++i) {
+    if (poll.stopped()) { continue; }
     T acc        = identity;
     auto const p = pairs.a[i];
     auto const w = pairs.a.weight(i);
@@ -164,7 +246,9 @@ T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity)
     });
     T& mine = priv[detail::thread_id()];
     mine    = op(mine, acc);
+    poll.done(detail::partners_of(pairs, i));
   }
+  poll.finish();
   T total = identity;
   for (T const& v : priv) { total = op(total, v); }
   return total;
@@ -189,13 +273,17 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* out)
                   "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
   TWOBODY_EXPECTS(out != nullptr || pairs.a.size == 0, "sum_per_point: the output pointer is null");
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+  detail::progress_poll poll(static_cast<std::uint64_t>(pairs.count()));
 #pragma omp parallel for schedule(guided)
   for (std::int64_t i = 0; i < pairs.a.size; ++i) {
+    if (poll.stopped()) { continue; }
     Out acc{};
     auto const p = pairs.a[i];
     detail::for_each_partner(pairs, i, [&](std::int64_t j) { acc += static_cast<Out>(f(p, b[j])); });
     out[i] = acc;
+    poll.done(detail::partners_of(pairs, i));
   }
+  poll.finish();
 }
 
 /// Per-point sums on the host, returned as on the GPU (in the points' value type).
@@ -219,13 +307,16 @@ std::vector<join_record_t<X>> join(pair_set<Points> const& pairs, X const& x)
   detail::require_host_functor<X>();
   detail::validate(pairs);
   Points const& b = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
-  return detail::records_by_row<Record>(pairs.a.size, [&](std::int64_t i, std::vector<Record>& out) {
-    auto const p = pairs.a[i];
-    detail::for_each_partner(pairs, i, [&](std::int64_t j) {
-      Record r{};
-      if (e(p, b[j], i, j, r)) { out.push_back(r); }
-    });
-  });
+  return detail::records_by_row<Record>(
+    pairs.a.size,
+    [&](std::int64_t i, std::vector<Record>& out) {
+      auto const p = pairs.a[i];
+      detail::for_each_partner(pairs, i, [&](std::int64_t j) {
+        Record r{};
+        if (e(p, b[j], i, j, r)) { out.push_back(r); }
+      });
+    },
+    [&](std::int64_t i) { return detail::partners_of(pairs, i); });
 }
 
 }  // namespace twobody::cpu

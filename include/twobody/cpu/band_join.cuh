@@ -48,7 +48,9 @@ std::vector<join_record_t<X>> band_join(pair_set<Points> const& pairs, int colum
   std::vector<T> keys(order.size());
   for (std::size_t q = 0; q < order.size(); ++q) { keys[q] = kb[order[q]]; }
 
-  return detail::records_by_row<Record>(pairs.a.size, [&](std::int64_t i, std::vector<Record>& out) {
+  return detail::records_by_row<Record>(
+    pairs.a.size,
+    [&](std::int64_t i, std::vector<Record>& out) {
     thread_local std::vector<std::uint32_t> partners;  // reused across rows
     unsigned long long begin = 0, end = 0;
     twobody::detail::band_range(search, ka[i], keys.data(), 0, keys.size(), begin, end);
@@ -60,7 +62,8 @@ std::vector<join_record_t<X>> band_join(pair_set<Points> const& pairs, int colum
       Record r{};
       if (e(a, b[j], i, j, r)) { out.push_back(r); }
     }
-  });
+    },
+    [](std::int64_t) { return std::uint64_t{1}; });  // rows: the work of a row is its band's, unknown ahead
 }
 
 }  // namespace twobody::cpu

@@ -27,16 +27,24 @@ twobody::detail::frame_layout<Points> host_frame_layout(frame_pairs<Points> cons
 }
 
 /// out[f] = per_frame(pair set of frame f, functor of frame f), frames in parallel. Each frame
-/// runs on one thread (the backend's own parallel loop inside is then serial).
+/// runs on one thread (the backend's own parallel loop inside is then serial). Progress counts
+/// frames; the per-frame loops report nothing of their own.
 template <class Out, class Points, class F, class PerFrame>
 std::vector<Out> for_frames(twobody::detail::frame_layout<Points> const& layout, frame_pairs<Points> const& fp, F const& f,
                             PerFrame&& per_frame)
 {
   std::vector<Out> out(static_cast<std::size_t>(layout.frames));
+  progress_poll poll(static_cast<std::uint64_t>(layout.frames));
 #pragma omp parallel for schedule(dynamic)
   for (long long k = 0; k < static_cast<long long>(layout.frames); ++k) {
-    out[static_cast<std::size_t>(k)] = per_frame(layout.frame(fp, k), layout.functor_of(f, k));
+    if (poll.stopped()) { continue; }
+    {
+      twobody::detail::progress_scope const quiet(nullptr);
+      out[static_cast<std::size_t>(k)] = per_frame(layout.frame(fp, k), layout.functor_of(f, k));
+    }
+    poll.done(1);
   }
+  poll.finish();
   return out;
 }
 

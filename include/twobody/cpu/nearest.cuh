@@ -44,11 +44,13 @@ neighbors_result nearest_by(pair_set<Points> const& pairs, int k, bool larger_ne
   using twobody::detail::neighbor_key;
   size_type const n = pairs.a.size;
   std::vector<neighbor_key> out(static_cast<std::size_t>(n) * static_cast<std::size_t>(k), twobody::detail::empty_neighbor);
+  progress_poll poll(static_cast<std::uint64_t>(pairs.count()));
 #pragma omp parallel
   {
     std::vector<neighbor_key> keys;
 #pragma omp for schedule(guided)
     for (std::int64_t i = 0; i < n; ++i) {
+      if (poll.stopped()) { continue; }
       keys.clear();
       for_each_partner(pairs, i, [&](std::int64_t j) {
         float const v = value(i, j);
@@ -59,8 +61,10 @@ neighbors_result nearest_by(pair_set<Points> const& pairs, int k, bool larger_ne
       std::size_t const take = std::min<std::size_t>(keys.size(), static_cast<std::size_t>(k));
       std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(take), keys.end());
       std::copy_n(keys.begin(), take, out.begin() + static_cast<std::ptrdiff_t>(i) * k);
+      poll.done(partners_of(pairs, i));
     }
   }
+  poll.finish();
   return twobody::detail::decode_neighbors(out, n, k, larger_nearer);
 }
 

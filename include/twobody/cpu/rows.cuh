@@ -60,14 +60,18 @@ std::vector<State> for_each_row_pair(pair_set<rows<T, W>> const& pairs, twobody:
 {
   row_pair_values<T, W> const value(pairs, m);
   std::vector<State> priv(static_cast<std::size_t>(max_threads()), init);
+  progress_poll poll(static_cast<std::uint64_t>(pairs.count()));
 #pragma omp parallel for schedule(guided)
   for (std::int64_t i = 0; i < value.a.size; ++i) {
+    if (poll.stopped()) { continue; }
     State& mine     = priv[static_cast<std::size_t>(thread_id())];
     double const wi = W ? static_cast<double>(value.a.weights[i]) : 1.0;
     for_each_partner(pairs, i, [&](std::int64_t j) {
       visit(mine, value(i, j), W ? wi * static_cast<double>(value.b.weights[j]) : 1.0);
     });
+    poll.done(partners_of(pairs, i));
   }
+  poll.finish();
   return priv;
 }
 
@@ -127,12 +131,15 @@ std::vector<index_pair_value<float>> join(pair_set<rows<T, W>> const& pairs, Pre
   twobody::detail::validate(pairs);
   twobody::detail::row_join_emitter<Pred> const keep{twobody::detail::row_predicate<Pred>(pred)};
   detail::row_pair_values<T, W> const value(pairs, keep.test.metric);
-  return detail::records_by_row<Record>(value.a.size, [&](std::int64_t i, std::vector<Record>& out) {
-    detail::for_each_partner(pairs, i, [&](std::int64_t j) {
-      Record r{};
-      if (keep(value(i, j), 0.0f, i, j, r)) { out.push_back(r); }
-    });
-  });
+  return detail::records_by_row<Record>(
+    value.a.size,
+    [&](std::int64_t i, std::vector<Record>& out) {
+      detail::for_each_partner(pairs, i, [&](std::int64_t j) {
+        Record r{};
+        if (keep(value(i, j), 0.0f, i, j, r)) { out.push_back(r); }
+      });
+    },
+    [&](std::int64_t i) { return detail::partners_of(pairs, i); });
 }
 
 /// out[i] = the sum of f(value) over the partners j of row i (cross: all of B; ordered: every
@@ -145,12 +152,16 @@ std::vector<double> sum_per_point(pair_set<rows<T, W>> const& pairs, F f)
   twobody::detail::row_function<F> const term(f);
   detail::row_pair_values<T, W> const value(pairs, term.metric);
   std::vector<double> out(static_cast<std::size_t>(value.a.size));
+  detail::progress_poll poll(static_cast<std::uint64_t>(pairs.count()));
 #pragma omp parallel for schedule(guided)
   for (std::int64_t i = 0; i < value.a.size; ++i) {
+    if (poll.stopped()) { continue; }
     double acc = 0;
     detail::for_each_partner(pairs, i, [&](std::int64_t j) { acc += static_cast<double>(term(value(i, j))); });
     out[static_cast<std::size_t>(i)] = acc;
+    poll.done(detail::partners_of(pairs, i));
   }
+  poll.finish();
   return out;
 }
 

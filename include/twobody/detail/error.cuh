@@ -17,18 +17,22 @@ namespace twobody::detail {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t status, char const* call, char const* file, int line)
 {
-  std::string msg = std::string("twobody: CUDA call `") + call + "` failed at " + file + ":" + std::to_string(line) +
-                    ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+  std::string msg = std::string("twobody: CUDA call `") + call + "` failed: " + cudaGetErrorName(status) + " (" +
+                    cudaGetErrorString(status) + ")";
   if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) {
     msg += ". There is no usable CUDA GPU: run on the CPU backend (pass twobody::exec::cpu, or "
            "twobody::exec::automatic, as the first argument of a one-call form)";
   }
-  throw twobody::error(msg);
+  throw twobody::error(msg, std::string(file) + ":" + std::to_string(line));
 }
 
+/// A failed TWOBODY_EXPECTS: a bad argument (twobody::invalid_argument), or for checks whose
+/// message starts "internal:", the library's own fault (twobody::error).
 [[noreturn]] inline void throw_logic_error(char const* message, char const* file, int line)
 {
-  throw twobody::error(std::string("twobody: ") + message + " [" + file + ":" + std::to_string(line) + "]");
+  std::string const where = std::string(file) + ":" + std::to_string(line);
+  if (std::string(message).rfind("internal:", 0) == 0) { throw twobody::error(std::string("twobody: ") + message, where); }
+  throw twobody::invalid_argument(std::string("twobody: ") + message, where);
 }
 
 }  // namespace twobody::detail

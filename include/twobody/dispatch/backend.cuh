@@ -8,6 +8,7 @@
 #include <twobody/detail/validate.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/points.cuh>
+#include <twobody/progress.cuh>
 #include <twobody/rows.cuh>
 
 #include <cuda_runtime_api.h>
@@ -79,6 +80,14 @@ void check_host_readable(pair_set<Points> const& pairs)
   if (pairs.mode == pair_mode::cross) { check_host_readable(pairs.b, "B"); }
 }
 
+/// Runs a CPU-backend call with exec's progress callback installed for its loops (progress.cuh).
+template <class Fn>
+auto on_cpu_backend(execution_policy const& exec, Fn&& fn)
+{
+  progress_scope const scope(exec.progress);
+  return fn();
+}
+
 /// The backend step of every host-result one-call form: checks the pair set, then runs
 /// on_cpu() on host-readable arrays or on_gpu(stream) on exec's stream.
 template <class Points, class OnCpu, class OnGpu>
@@ -88,7 +97,7 @@ auto on_backend(execution_policy const& exec, char const* what, pair_set<Points>
   validate(pairs);
   if (!runs_on_gpu(exec, what)) {
     check_host_readable(pairs);
-    return on_cpu();
+    return on_cpu_backend(exec, on_cpu);
   }
   return on_gpu(exec.stream);
 }
