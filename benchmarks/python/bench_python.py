@@ -37,7 +37,8 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+# NumPy is imported where points are made or results read, so --table (run by
+# scripts/bench_report.py --all) needs only the standard library.
 
 
 def gpu_sync():
@@ -148,6 +149,8 @@ def torch_knn(x, k):
 def summary(stat, result):
     """What the methods' results are compared by at the smallest N (they agree up to float32
     rounding of values near an edge or the radius, and fp16 products for the knn peer)."""
+    import numpy as np
+
     def host(v):
         if hasattr(v, "detach"):
             return v.detach().cpu().numpy()
@@ -182,6 +185,8 @@ def available(name):
 
 
 def run(args):
+    import numpy as np
+
     import twobody
 
     rng = np.random.default_rng(0)

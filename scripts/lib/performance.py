@@ -9,42 +9,26 @@ import itertools
 import json
 import os
 import re
-import statistics
 
-SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+from bench_json import median_runs
+
 # Components Google Benchmark appends to a run name after the arguments.
 SUFFIX = re.compile(r"/(repeats:\d+|real_time|manual_time|process_time|threads:\d+|iterations:\d+|"
                     r"min_time:[^/]*|min_warmup_time:[^/]*)(?=/|$)")
-
-
-def normal_name(run_name):
-    """'sdh256/one_call/1048576/min_time:0.200/repeats:5/manual_time' -> 'sdh256/one_call/1048576'."""
-    return SUFFIX.sub("", run_name)
+EVERY = re.compile("")
 
 
 def medians(path):
-    """{normal name: {"s": median seconds, counters...}} of one Google Benchmark JSON file: the
-    "median" aggregate where the run was repeated, else the median of its iterations. Errored runs
-    are left out. Raises ValueError for a file that is not complete JSON (a run that was stopped)."""
-    with open(path) as f:
-        doc = json.load(f)
-    aggregate, runs = {}, {}
-    for b in doc.get("benchmarks", []):
-        if b.get("error_occurred"):
-            continue
-        name = normal_name(b.get("run_name") or b["name"])
+    """(context, {name without Google Benchmark's suffixes: {"s": seconds, counters...}}) of one
+    JSON file, one timing per benchmark as bench_json.median_runs picks it. Raises ValueError for
+    a file that is not complete JSON (a run that was stopped)."""
+    context, runs = median_runs(path, EVERY)
+    out = {}
+    for _, b, seconds in runs:
         values = {k: v for k, v in b.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        values["s"] = b["real_time"] * SECONDS_PER[b.get("time_unit", "ns")]
-        if b.get("run_type") == "aggregate":
-            if b.get("aggregate_name") == "median":
-                aggregate[name] = values
-        else:
-            runs.setdefault(name, []).append(values)
-    for name, reps in runs.items():
-        if name not in aggregate:
-            keys = set.intersection(*(set(r) for r in reps))
-            aggregate[name] = {k: statistics.median(r[k] for r in reps) for k in keys}
-    return doc.get("context", {}), aggregate
+        values["s"] = seconds
+        out[SUFFIX.sub("", b.get("run_name") or b["name"])] = values
+    return context, out
 
 
 # (section, what, binary, twobody's benchmark, [(peer label, peer benchmark)], measure)
@@ -247,7 +231,7 @@ def load_results(results_dir):
 def page(results_dir, link_prefix):
     """The Markdown of docs/performance.md; link_prefix leads from docs/ to results_dir."""
     data, problems = load_results(results_dir)
-    gpus = sorted(data)
+    gpus = sorted(g for g in os.listdir(results_dir) if os.path.isdir(os.path.join(results_dir, g)))
     lines = [
         "# Performance",
         "",
@@ -263,7 +247,6 @@ def page(results_dir, link_prefix):
         "Runs on:",
         "",
     ]
-    gpus = sorted(set(gpus) | {g for g in os.listdir(results_dir) if os.path.isdir(os.path.join(results_dir, g))})
     for gpu in gpus:
         for binary, (ctx, _) in sorted(data.get(gpu, {}).items()):
             lines.append("- %s: `%s`, %s, commit %s, %s host cores" % (
