@@ -34,7 +34,6 @@ import fnmatch
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
@@ -42,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "lib"))
 import performance  # noqa: E402
+from bench_json import run_medians  # noqa: E402
 
 COUNTERS = ("pairs_per_s", "result_pairs_per_s", "output_bytes_per_s", "rounds", "fma_peak_fraction")
 BASELINE_PREFIXES = ("naive", "cpu")
@@ -72,24 +72,16 @@ def load(path):
     """
     with open(path) as f:
         data = json.load(f)
-    medians, iterations, errors = {}, {}, {}
+    errors = {}
     for b in data.get("benchmarks", []):
-        run_name = b.get("run_name") or b["name"]
         if b.get("error_occurred"):
-            errors.setdefault(run_name, b.get("error_message", ""))
-            continue
-        counters = {k: b[k] for k in COUNTERS if isinstance(b.get(k), (int, float))}
-        if "pairs_per_s" not in counters:
-            continue
-        if b.get("run_type") == "aggregate":
-            if b.get("aggregate_name") == "median":
-                medians[run_name] = counters
-        else:
-            iterations.setdefault(run_name, []).append(counters)
-    for run_name, reps in iterations.items():  # files without aggregates
-        if run_name not in medians:
-            keys = set.intersection(*(set(r) for r in reps))
-            medians[run_name] = {k: statistics.median(r[k] for r in reps) for k in keys}
+            errors.setdefault(b.get("run_name") or b["name"], b.get("error_message", ""))
+
+    def counters(b):
+        c = {k: b[k] for k in COUNTERS if isinstance(b.get(k), (int, float))}
+        return c if "pairs_per_s" in c else None
+
+    medians = run_medians(data, counters)
 
     results = {}
     for run_name, counters in medians.items():

@@ -10,25 +10,27 @@ import json
 import os
 import re
 
-from bench_json import median_runs
+from bench_json import SECONDS_PER, run_medians
 
 # Components Google Benchmark appends to a run name after the arguments.
 SUFFIX = re.compile(r"/(repeats:\d+|real_time|manual_time|process_time|threads:\d+|iterations:\d+|"
                     r"min_time:[^/]*|min_warmup_time:[^/]*)(?=/|$)")
-EVERY = re.compile("")
+
+
+def numbers(b):
+    """An entry's numeric fields, and "s": its real time in seconds."""
+    values = {k: v for k, v in b.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    values["s"] = b["real_time"] * SECONDS_PER[b.get("time_unit", "ns")]
+    return values
 
 
 def medians(path):
-    """(context, {name without Google Benchmark's suffixes: {"s": seconds, counters...}}) of one
-    JSON file, one timing per benchmark as bench_json.median_runs picks it. Raises ValueError for
-    a file that is not complete JSON (a run that was stopped)."""
-    context, runs = median_runs(path, EVERY)
-    out = {}
-    for _, b, seconds in runs:
-        values = {k: v for k, v in b.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        values["s"] = seconds
-        out[SUFFIX.sub("", b.get("run_name") or b["name"])] = values
-    return context, out
+    """(context, {name without Google Benchmark's suffixes: {"s": median seconds, counters...}}) of
+    one JSON file (bench_json.run_medians). Raises ValueError for a file that is not complete JSON
+    (a run that was stopped)."""
+    with open(path) as f:
+        doc = json.load(f)
+    return doc.get("context", {}), run_medians(doc, numbers, lambda name: SUFFIX.sub("", name))
 
 
 # (section, what, binary, twobody's benchmark, [(peer label, peer benchmark)], measure)
