@@ -25,7 +25,7 @@
 //   bench_frames [--sizes=256,1024,4096,16384] [--frames=1000] [google benchmark flags]
 #include "bench_common.cuh"
 
-#include <twobody/detail/staging.cuh>
+#include <twobody/util/staging.cuh>
 
 #include <cooperative_groups.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Configure, build and run the full twobody test suite (tests, examples, benchmarks) in
-# build-test/, then ctest.
+# Check the header layers (scripts/check_layout.py), then configure, build and run the full
+# twobody test suite (tests, examples, benchmarks) in build-test/, then ctest.
 #
 #   scripts/test.sh            build and run everything (what CI runs), then the Python
 #                              package's tests (scripts/python-test.sh)
@@ -46,6 +46,9 @@ fi
 if [[ ! -f "${BUILD_DIR}/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
   CMAKE_ARGS+=(-G Ninja)
 fi
+
+# The header layers (docs/maintainers/layout.md): seconds, so before the long build.
+python3 scripts/check_layout.py
 
 cmake "${CMAKE_ARGS[@]}"
 cmake --build "${BUILD_DIR}" -j "${JOBS}"

@@ -64,7 +64,7 @@ TEST(Functors, RpPiSeparation)
   EXPECT_EQ(v[1], 8.f);
 }
 
-// Tile forms of the minimum image (detail/tile_forms.cuh): for points in two boxes, the form
+// Tile forms of the minimum image (math/tile_forms.cuh): for points in two boxes, the form
 // chosen from the boxes gives the functor's bits for every pair, either order, and the lower
 // bound is below every value. Boxes sit near half a box apart, where the image flips, and are
 // the points' own bounds (tight, as the GPU computes them).

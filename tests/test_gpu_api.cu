@@ -2,7 +2,7 @@
 // the 32-bit counter flush, and errors that need a GPU to show.
 #include "common.cuh"
 
-#include <twobody/detail/histogram_plan.cuh>
+#include <twobody/model/histogram_plan.cuh>
 
 using namespace twobody;
 

@@ -1,5 +1,5 @@
 // Minimum-image histograms on points ordered into compact tiles (detail/tile_order.cuh) with
-// the cheapest exact form per tile pair (detail/tile_forms.cuh) and whole tile pairs counted
+// the cheapest exact form per tile pair (math/tile_forms.cuh) and whole tile pairs counted
 // into the outside slot: against the CPU backend (integer coordinates, bin edges checked to be
 // away from every distance) and, bit for bit, against the same kernel on unordered points
 // without forms (float data, where only the GPU's own evaluation is the reference).

@@ -1,7 +1,7 @@
 // Host tests of the grid cell arithmetic: cell counts and ids, the stencil (periodic wrap,
 // one-cell dimensions, grid edges), the 2^62 cap, and the property the grid rests on: two
 // points closer than the cutoff always lie in the same or adjacent cells.
-#include <twobody/detail/grid_geometry.cuh>
+#include <twobody/math/grid_geometry.cuh>
 #include <twobody/grid.cuh>
 #include <twobody/grid_join.cuh>
 #include <twobody/error.cuh>

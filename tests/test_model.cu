@@ -1,6 +1,6 @@
 // Cost model on the host: occupancy arithmetic (hand-worked cases), the birthday model of
 // private copies, and the decision tree on described GPUs (no GPU needed).
-#include <twobody/detail/auto_policy.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/model/policy.cuh>
 

@@ -1,8 +1,8 @@
 // Host-side work decomposition: tile schedule, diagonal pairing, shared-memory plans.
 #include "common.cuh"
 
-#include <twobody/detail/histogram_plan.cuh>
-#include <twobody/detail/tile_schedule.cuh>
+#include <twobody/model/histogram_plan.cuh>
+#include <twobody/math/tile_schedule.cuh>
 
 #include <set>
 #include <utility>

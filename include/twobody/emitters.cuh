@@ -8,7 +8,7 @@
 /// `bool(a, b)` used where an emitter is expected emits `index_pair{i, j}`.
 #pragma once
 
-#include <twobody/detail/band_keys.cuh>
+#include <twobody/math/band_keys.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/join_records.cuh>
 #ifndef __CUDACC_RTC__

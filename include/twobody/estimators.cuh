@@ -18,7 +18,7 @@
 #pragma once
 
 #include <twobody/binning.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/results.cuh>
 
 #include <algorithm>

@@ -6,6 +6,8 @@
 
 #include <twobody/points.cuh>
 
+#include <functional>
+
 namespace twobody {
 
 /// F frames over one point view: frame f is points [offsets[f], offsets[f + 1]) of `points`.
@@ -64,5 +66,16 @@ frame_pairs<Points> cross_frame_pairs(frame_set<Points> const& a, frame_set<Poin
 {
   return {pair_mode::cross, a, b};
 }
+
+/// Options of the host-result frame statistics.
+struct frames_options {
+  /// Frames of host arrays go to the GPU in runs of at most this many points (at least one
+  /// frame each), so a trajectory larger than the GPU goes through; each run is copied (through
+  /// pinned memory, on a stream of its own) while the run before it computes. Device arrays go
+  /// in one launch.
+  size_type chunk_points = size_type(1) << 24;
+  /// Called after each run of frames with (frames done, frames in all), e.g. for a progress bar.
+  std::function<void(size_type, size_type)> progress;
+};
 
 }  // namespace twobody

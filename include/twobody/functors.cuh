@@ -11,7 +11,7 @@
 /// falls within a few ulps of a bin edge or threshold.
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
 

@@ -17,8 +17,6 @@
 /// pairs_within use the minimum-image distance. The record order is unspecified.
 #pragma once
 
-#include <twobody/detail/grid_kernels.cuh>
-#include <twobody/detail/join_driver.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/grid.cuh>
@@ -26,6 +24,7 @@
 #include <twobody/join.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
+#include <twobody/dispatch/grid_join.cuh>
 
 #include <cuda/std/type_traits>
 
@@ -38,83 +37,6 @@ namespace twobody {
 /// The default grid-join output: per-thread pages of 16 records (the grid traversal diverges
 /// within a warp, so pages are owned per thread).
 using default_grid_join_output = output::direct_output_buffer<16, output::page_owner::thread>;
-
-namespace detail {
-
-template <class Output, class T, int D, class Emitter, class Sink>
-join_stats run_grid_join(grid_index<T, D> const& index, points<T, D> const* cross, Emitter const& e, Sink& sink,
-                         join_options const& jopt, grid_options const& gopt, cudaStream_t stream)
-{
-  using Record = typename Emitter::record_type;
-  static_assert(Output::one_pass && Output::owner == output::page_owner::thread,
-                "grid joins write through per-thread pages: use output::direct_output_buffer<N, page_owner::thread>");
-  constexpr int PS = Output::page_records;
-  check_record<Record>();
-  check_options<Output, Record>(jopt);
-  grid_traversal<T, D> const tr(index, cross, gopt, stream);
-  join_stats st;
-  if (tr.empty()) {
-    tr.report(stream);
-    return st;
-  }
-  with_threads_per_query(gopt.threads_per_query, [&](auto k) {
-    constexpr int K   = decltype(k)::value;
-    constexpr int QPB = grid_block_threads / K;
-    using visitor     = join_visitor<thread_page_agent<Record, PS>, Emitter>;
-    using counter     = join_visitor<record_counter<Record>, Emitter>;
-    unsigned long long const batches = tr.template batches<K>();
-    int const grid = grid_blocks<K, visitor, T, D>(0);
-
-    // The estimate: the records of 1024 batches spread over the queries, counted exactly.
-    auto estimate_high = [&](std::uint64_t& estimate) {
-      return estimate_from_sampled_units(
-        batches, estimate, stream,
-        [&](dynamic_units::params const& units, unsigned long long* hits, unsigned long long picks) {
-          int const blocks = static_cast<int>(std::min<unsigned long long>(grid_blocks<K, counter, T, D>(0), picks));
-          tr.template launch<K, counter>({{hits}, e}, units, 0, blocks, stream, false);
-        });
-    };
-    st = run_rounds<Record, PS>(
-      sink, jopt, batches, grid, grid_block_threads, "a batch of " + std::to_string(QPB) + " query points",
-      estimate_high,
-      [&](page_pool<Record> const& pool, dynamic_units::params const& units, int blocks) {
-        tr.template launch<K, visitor>({pool, e}, units, 0, blocks, stream);
-      },
-      stream);
-  });
-  tr.report(stream);
-  return st;
-}
-
-/// Checks eps against the index (a larger eps would miss pairs the grid never visits).
-template <class T, int D>
-T grid_eps(grid_index<T, D> const& index, T eps)
-{
-  T const e = checked_eps(eps);
-  TWOBODY_EXPECTS(e <= index.cutoff(), ("pairs_within: eps (" + std::to_string(static_cast<double>(e)) +
-                                        ") is larger than the grid_index cutoff (" +
-                                        std::to_string(static_cast<double>(index.cutoff())) +
-                                        "); build the index with a cutoff >= eps")
-                                         .c_str());
-  return e;
-}
-
-/// pairs_within over an index: Euclidean, or minimum-image for a periodic index.
-template <class Output, class T, int D, class Sink>
-join_stats grid_pairs_within(grid_index<T, D> const& index, points<T, D> const* cross, T eps, Sink& sink,
-                             join_options const& jopt, grid_options const& gopt, cudaStream_t stream)
-{
-  T const e = grid_eps(index, eps);
-  if (index.periodic()) {
-    periodic_squared_euclidean<T, D> metric{};
-    for (int d = 0; d < D; ++d) { metric.box[d] = index.box()[d]; }
-    auto const em = as_emitter(metric_within_fn<periodic_squared_euclidean<T, D>, T>{metric, e * e});
-    return run_grid_join<Output>(index, cross, em, sink, jopt, gopt, stream);
-  }
-  return run_grid_join<Output>(index, cross, as_emitter(within_eps_fn<T>{e * e}), sink, jopt, gopt, stream);
-}
-
-}  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
 // Joins over an index (the explicit form: build once, join with several eps or predicates)

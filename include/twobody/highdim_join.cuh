@@ -14,7 +14,7 @@
 /// value.
 ///
 /// Exactness (docs/highdim.md): the set of pairs equals the CPU backend's, whose values are the
-/// exact evaluation of detail/row_exact.cuh; a pair the tensor cores cannot decide within their
+/// exact evaluation of math/row_exact.cuh; a pair the tensor cores cannot decide within their
 /// proven margin is recomputed exactly. A record's value is the exact value for those pairs and
 /// the tensor-core approximation (within the margin, and on the kept side of the threshold)
 /// for the others. A pair with a NaN coordinate never joins.
@@ -27,27 +27,16 @@
 /// explicit form names the output: join<output::direct_output_buffer<32, output::page_owner::thread>>(...).
 #pragma once
 
-#include <twobody/cpu/rows.cuh>
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/join_driver.cuh>
-#include <twobody/detail/launch.cuh>
-#include <twobody/detail/mma_traversal.cuh>
-#include <twobody/detail/row_rules.cuh>
 #include <twobody/dispatch/backend.cuh>
+#include <twobody/dispatch/row_join.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/highdim.cuh>
-#include <twobody/join.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
+#include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
 
 #include <cuda/std/type_traits>
-
-#include <cmath>
-#include <string>
-#include <vector>
 
 namespace twobody {
 
@@ -57,79 +46,6 @@ namespace twobody {
 /// per-lane page logic diverges and stalls on instruction fetch and barriers
 /// (bench_highdim join/twobody/* against join/twobody_thread32/*).
 using default_row_join_output = output::direct_output_buffer<128, output::page_owner::warp>;
-
-namespace detail {
-
-/// One-pass join of rows into `sink` in rounds (join_driver.cuh's run_rounds). The public forms
-/// have checked the options and the pairs (check_options, on_backend's validate).
-template <class Output, class T, bool W, class Pred, class Sink>
-join_stats run_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred, Sink& sink, join_options const& opt,
-                        cudaStream_t stream)
-{
-  static_assert(Output::one_pass, "row joins take output::direct_output_buffer<PageRecords, Owner>");
-  using Emitter = row_join_emitter<Pred>;
-  using Rule    = row_predicate<Pred>;
-  using Record  = typename Emitter::record_type;
-  constexpr int PS            = Output::page_records;
-  constexpr row_metric_kind M = Rule::metric;
-  using traversal             = mma_traversal<T, M, Rule, W>;
-  constexpr int B             = traversal::block_threads;
-  using agent                 = typename dob_agent_of<Output, Record>::type;
-  constexpr auto kernel  = pair_engine_kernel<traversal, join_visitor<agent, Emitter>, dynamic_units>;
-  constexpr auto counter = pair_engine_kernel<traversal, join_visitor<record_counter<Record>, Emitter>, dynamic_units>;
-
-  if (pairs.count() == 0) { return {}; }
-  tile_schedule const sched =
-    tile_schedule::make(pairs.mode, pairs.a.size, pairs.b.size, input::mma_tile::tile).with_bands(input::mma_tile::band_rows);
-  auto const units          = static_cast<unsigned long long>(sched.total);
-  require_row_core<typename traversal::core>(kernel);
-  // The products' stages live in dynamic shared memory past 48 KiB (the visitor has none).
-  std::size_t const smem = launch_smem<traversal, kernel>(0);
-  (void)launch_smem<traversal, counter>(0);  // the same bytes: checks and raises the counter's limit
-  int const grid = persistent_grid(kernel, B, smem, units);
-  staged_row_pairs<T, W> const staged(pairs, stream);
-  Rule const rule(pred);
-  typename traversal::params const walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched, traversal::core::relative_error(staged.dims_padded()),
-                                        staged.abs_term(), rule, nullptr};
-  Emitter const e{rule};
-  return run_rounds<Record, PS>(
-    sink, opt, units, grid, Output::owner == output::page_owner::warp ? B / 32 : B, "a tile pair of 128 x 128 rows",
-    [&](std::uint64_t& estimate) {
-      return estimate_from_sampled_units(units, estimate, stream,
-                                         [&](dynamic_units::params const& from_list, unsigned long long* hits, unsigned long long n) {
-                                           int const blocks = static_cast<int>(std::min<unsigned long long>(grid, n));
-                                           counter<<<blocks, B, smem, stream>>>(walk, {{hits}, e}, from_list);
-                                           TWOBODY_CHECK_LAUNCH();
-                                         });
-    },
-    [&](page_pool<Record> const& pool, dynamic_units::params const& handing, int blocks) {
-      kernel<<<blocks, B, smem, stream>>>(walk, {pool, e}, handing);
-      TWOBODY_CHECK_LAUNCH();
-    },
-    stream);
-}
-
-/// The CPU backend's row join as the one-call forms return it (host memory, (i, j) order).
-template <class T, bool W, class Pred>
-join_result<index_pair_value<float>> cpu_row_join(pair_set<rows<T, W>> const& pairs, Pred const& pred)
-{
-  auto records = cpu::join(pairs, pred);
-  join_stats st;
-  st.results = records.size();
-  st.rounds  = 1;
-  return {std::move(records), st};
-}
-
-/// pairs_within's predicate: value <= eps is value < the next float above eps.
-template <class Metric>
-within<Metric, float> at_most(Metric metric, float eps)
-{
-  TWOBODY_EXPECTS(std::isfinite(eps), "pairs_within: eps must be finite");
-  TWOBODY_EXPECTS(eps >= 0.0f, "pairs_within: eps must be >= 0");
-  return closer_than(metric, std::nextafter(eps, INFINITY));
-}
-
-}  // namespace detail
 
 /// Calls consume(records, n) on the host for the records of each round (host memory, valid
 /// during the call), while the next round computes: joins larger than GPU memory. On the CPU

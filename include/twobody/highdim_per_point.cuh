@@ -23,58 +23,18 @@
 #pragma once
 
 #include <twobody/cpu/rows.cuh>
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/launch.cuh>
-#include <twobody/detail/mma_sum_traversal.cuh>
-#include <twobody/detail/pinned_array.cuh>
 #include <twobody/dispatch/backend.cuh>
+#include <twobody/dispatch/row_per_point.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/highdim.cuh>
-#include <twobody/output/per_point.cuh>
 #include <twobody/rows.cuh>
-
-#include <cuda/std/type_traits>
+#include <twobody/util/validate.cuh>
 
 #include <cuda_runtime_api.h>
 
 #include <vector>
 
 namespace twobody {
-namespace detail {
-
-/// The per-point sums of rows on the GPU into d_out (|A| values, overwritten), asynchronous.
-/// The callers have checked the pairs (validate, check_row_sums).
-template <class T, bool W, class F, class Out>
-void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
-{
-  static_assert(cuda::std::is_same_v<Out, float> || cuda::std::is_same_v<Out, double>,
-                "sum_per_point of rows: the output must be float or double");
-  using Term = row_function<F>;
-  constexpr row_metric_kind M = Term::metric;
-  using traversal = mma_sum_traversal<T, M, Term>;
-  using visitor   = per_point_adder<Out>;
-  constexpr auto kernel = pair_engine_kernel<traversal, visitor, strided_units>;
-  if (pairs.a.size == 0) { return; }
-  TWOBODY_EXPECTS(d_out != nullptr, "sum_per_point: the output pointer is null");
-  TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, sizeof(Out) * static_cast<std::size_t>(pairs.a.size), stream));
-  bool const both = pairs.mode == pair_mode::ordered;
-  tile_schedule const sched =
-    tile_schedule::make(both ? pair_mode::self : pair_mode::cross, pairs.a.size, pairs.b.size, input::mma_tile::tile)
-      .with_bands(input::mma_tile::band_rows);
-  if (sched.total == 0) { return; }
-  require_row_core<typename traversal::core>(kernel);
-  std::size_t const smem = launch_smem<traversal, kernel>(0);  // the products' stages
-  int const grid = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
-  staged_row_pairs<T, W> const staged(pairs, stream);
-  typename traversal::params walk{both, staged.a(), staged.b(), staged.dims_padded(), sched, Term(f)};
-  kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, typename visitor::params{d_out},
-                                                         strided_units::params{static_cast<unsigned long long>(sched.total)});
-  TWOBODY_CHECK_LAUNCH();
-}
-
-}  // namespace detail
 
 /// Device form: out[i] = the sum of f(value) over the partners of row i, into d_out (|A|
 /// float or double values, overwritten). Asynchronous on `stream` (the rows are staged in
@@ -93,15 +53,7 @@ std::vector<double> sum_per_point(execution_policy const& exec, pair_set<rows<T,
 {
   return detail::on_backend(
     exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
-    [&](cudaStream_t stream) {
-      detail::check_row_sums(pairs);  // (on_backend has validated the pairs)
-      std::vector<double> out(static_cast<std::size_t>(pairs.a.size));
-      if (out.empty()) { return out; }
-      detail::device_buffer d(sizeof(double) * out.size(), stream);
-      detail::sum_rows_gpu(pairs, f, d.as<double>(), stream);
-      detail::copy_to_host_sync(out.data(), d.as<double>(), out.size(), stream);
-      return out;
-    });
+    [&](cudaStream_t stream) { return detail::sum_rows_to_host(pairs, f, stream); });
 }
 
 /// sum_per_point of rows under exec::automatic on `stream`.

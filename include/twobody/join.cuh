@@ -21,13 +21,11 @@
 /// classic count / scan / write baseline.
 #pragma once
 
-#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/join_driver.cuh>
-#include <twobody/detail/launch.cuh>
-#include <twobody/detail/staging.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/band_join.cuh>
 #include <twobody/dispatch/backend.cuh>
+#include <twobody/dispatch/join.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
@@ -40,86 +38,7 @@
 
 namespace twobody {
 
-namespace detail {
 
-template <class T>
-T checked_eps(T eps)
-{
-  TWOBODY_EXPECTS(!std::isnan(static_cast<double>(eps)), "join: eps is NaN");
-  TWOBODY_EXPECTS(eps >= T(0), "join: eps must be >= 0");
-  return eps;
-}
-
-/// Option checks that need no GPU.
-template <class Output, class Record>
-void check_options(join_options const& opt)
-{
-  if constexpr (Output::one_pass) {
-    constexpr int PS = Output::page_records;
-    TWOBODY_EXPECTS(opt.pool_records == 0 || opt.pool_records >= static_cast<std::size_t>(PS),
-                    ("join: pool_records (" + std::to_string(opt.pool_records) + ") is smaller than one page (" +
-                     std::to_string(PS) + " records)")
-                      .c_str());
-    double const page_bytes = pool_bytes_per_record(sizeof(Record), PS, opt.location == result_location::host) * PS;
-    TWOBODY_EXPECTS(opt.device_memory_budget == 0 || static_cast<double>(opt.device_memory_budget) >= page_bytes,
-                    ("join: a device memory budget of " + std::to_string(opt.device_memory_budget) +
-                     " bytes (join_options::device_memory_budget) cannot hold one page of " + std::to_string(PS) +
-                     " records (" + std::to_string(static_cast<std::size_t>(page_bytes)) + " bytes)")
-                      .c_str());
-  }
-}
-
-template <class Input, class Output, class Points, class Emitter, class Sink>
-join_stats run_join(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
-                    cudaStream_t stream)
-{
-  check_record<typename Emitter::record_type>();
-  check_options<Output, typename Emitter::record_type>(opt);
-  validate(pairs);  // also: fewer than 2^32 points per side, as the 32-bit record indices need
-  if (pairs.count() == 0) { return {}; }
-  staged_pairs<Points> const staged(pairs, stream);
-  pair_set<Points> const dev = staged.pairs();
-  if constexpr (Output::one_pass) {
-    return run_one_pass<Input, Output>(dev, e, sink, opt, stream);
-  } else {
-    return run_two_pass<Input>(dev, e, sink, opt, stream);
-  }
-}
-
-/// The result of a join that run(sink) performs: a device array, or host memory filled round
-/// by round (opt.location).
-template <class Record, class Run>
-join_result<Record> collect_join(join_options const& opt, Run&& run)
-{
-  if (opt.location == result_location::host) {
-    std::vector<Record> out;
-    auto append = [&out](Record const* r, std::size_t n) { out.insert(out.end(), r, r + n); };
-    host_sink<Record, decltype(append)> sink(append);
-    join_stats const st = run(sink);
-    return {std::move(out), st};
-  }
-  device_sink<Record> sink;
-  join_stats const st = run(sink);
-  std::size_t const n = sink.size();
-  return {sink.release(), n, st};
-}
-
-/// The CPU backend's join as the one-call forms return it (host memory, (i, j) order).
-template <class Points, class X>
-join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x)
-{
-  auto records = cpu::join(pairs, x);
-  join_stats st;
-  st.results = records.size();
-  st.rounds  = 1;
-  return {std::move(records), st};
-}
-
-}  // namespace detail
-
-/// The default join output: pages of 128 records per warp (a warp's records land side by side
-/// and one atomic serves 128 records; bench_join selfjoin/dob_warp128 against dob_thread32).
-using default_join_output = output::direct_output_buffer<128, output::page_owner::warp>;
 
 // ---------------------------------------------------------------------------------------------
 // Joins
@@ -228,7 +147,3 @@ join_result<index_pair_value<typename Points::value_type>> pairs_within(pair_set
 }
 
 }  // namespace twobody
-
-// band_join, equi_join, and join() with a declared band (band_fn, or all_of(band_fn, ...)):
-// sorted key ranges or the nested loop. Included last: it builds on the joins above.
-#include <twobody/band_join.cuh>

@@ -3,8 +3,8 @@
 /// them in device or host memory, the run's statistics, the options, and a sort helper.
 #pragma once
 
-#include <twobody/detail/device_array.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/util/device_array.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/join_records.cuh>
 
 #include <thrust/execution_policy.h>

@@ -10,7 +10,7 @@
 ///   - `ordered_pairs(p)`: every ordered (i, j), i != j (non-symmetric functors).
 #pragma once
 
-#include <twobody/detail/config.cuh>
+#include <twobody/util/config.cuh>
 #include <twobody/error.cuh>
 
 #include <cuda/std/array>

@@ -5,13 +5,13 @@
 ///   - `at_least(metric, t)`: value >= t (similarities: dot_product, cosine_similarity).
 ///
 /// For rows the value of a metric is defined by one exact evaluation, the same on the GPU and
-/// the CPU backend (detail/row_exact.cuh): the sums run in double in a fixed order and the
+/// the CPU backend (math/row_exact.cuh): the sums run in double in a fixed order and the
 /// result is rounded once to float. The GPU computes most pairs from tensor-core inner
 /// products and recomputes exactly every pair whose approximate value lies within the
 /// approximation's proven error margin of a threshold or a bin edge (docs/highdim.md).
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/functors.cuh>
 
 #include <cmath>

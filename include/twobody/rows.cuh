@@ -10,10 +10,10 @@
 /// Pair sets are the usual ones (self_pairs, cross_pairs, ordered_pairs). The statistics of
 /// rows (highdim.cuh) compute a tile pair's inner products on the tensor cores (double rows: in
 /// FP32 on the CUDA cores) and give the same answers as the exact evaluation that defines them
-/// (detail/row_exact.cuh).
+/// (math/row_exact.cuh).
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda_bf16.h>

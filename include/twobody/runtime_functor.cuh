@@ -13,8 +13,8 @@
 /// nothing host-only outside `__CUDACC_RTC__` guards.
 #pragma once
 
-#include <twobody/detail/config.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/util/config.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/points.cuh>
 

@@ -17,16 +17,17 @@
 /// architecture, the NVRTC version and the library's headers.
 ///
 /// Needs NVRTC at link time (CMake: CUDA::nvrtc; or when first used, with TWOBODY_NVRTC_DLOPEN:
-/// detail/nvrtc_entry_points.cuh) and the library's and the CUDA toolkit's
+/// util/nvrtc_entry_points.cuh) and the library's and the CUDA toolkit's
 /// headers at run time (runtime_options::include_dirs). A source that does not compile throws
 /// twobody::error with the source, numbered, and the compiler's messages. Keep the program alive
 /// until the work it launched has finished: its kernels are unloaded with it.
 #pragma once
 
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/nvrtc_entry_points.cuh>
-#include <twobody/detail/runtime_kernels.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/nvrtc_entry_points.cuh>
+#include <twobody/util/runtime_kernels.cuh>
 #include <twobody/runtime_functor.cuh>
+#include <twobody/util/runtime_compile.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -71,96 +72,6 @@ struct runtime_options {
   std::vector<std::string> flags;         ///< extra NVRTC options (e.g. "-use_fast_math")
   std::string cache_dir = "default";      ///< "default": default_runtime_cache_dir(); "": no disk cache
 };
-
-namespace detail {
-
-inline std::string env_or(char const* name, std::string fallback)
-{
-  char const* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string(v) : std::move(fallback);
-}
-
-/// FNV-1a, 64 bits: a stable key for the disk cache (std::hash may differ between builds).
-inline std::uint64_t fnv1a(std::string const& s, std::uint64_t h = 1469598103934665603ull)
-{
-  for (unsigned char c : s) { h = (h ^ c) * 1099511628211ull; }
-  return h;
-}
-
-/// A hash of every library header under `include_dir`/twobody, read once per directory: a cached
-/// kernel built from other headers must not be reused (its parameter layout may differ).
-inline std::uint64_t headers_hash(std::string const& include_dir)
-{
-  static std::mutex m;
-  static std::map<std::string, std::uint64_t> known;
-  std::lock_guard<std::mutex> lock(m);
-  auto const hit = known.find(include_dir);
-  if (hit != known.end()) { return hit->second; }
-  namespace fs = std::filesystem;
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(fs::path(include_dir) / "twobody", ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file()) { files.push_back(it->path()); }
-  }
-  std::sort(files.begin(), files.end());
-  std::uint64_t h = fnv1a(include_dir);
-  for (auto const& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    h = fnv1a(f.filename().string() + text.str(), h);
-  }
-  known.emplace(include_dir, h);
-  return h;
-}
-
-inline std::string hex(std::uint64_t v)
-{
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-inline bool is_identifier(std::string const& s)
-{
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) { return false; }
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-template <class R>
-char const* result_name()
-{
-  if constexpr (std::is_same_v<R, float>) { return "float"; }
-  else if constexpr (std::is_same_v<R, double>) { return "double"; }
-  else if constexpr (std::is_same_v<R, bool>) { return "bool"; }
-  else if constexpr (std::is_same_v<R, int>) { return "int"; }
-  else {
-    static_assert(std::is_same_v<R, unsigned>, "runtime_functor: R must be float, double, bool, int or unsigned");
-    return "unsigned";
-  }
-}
-
-/// The source with numbered lines (compile errors show it).
-inline std::string numbered(std::string const& text)
-{
-  std::ostringstream out;
-  std::istringstream in(text);
-  std::string line;
-  for (int k = 1; std::getline(in, line); ++k) { out << (k < 10 ? "   " : k < 100 ? "  " : " ") << k << " | " << line << '\n'; }
-  return out.str();
-}
-
-#define TWOBODY_NVRTC_TRY(call)                                                                            \
-  do {                                                                                                     \
-    nvrtcResult const twobody_nvrtc_ = (call);                                                             \
-    if (twobody_nvrtc_ != NVRTC_SUCCESS) {                                                                 \
-      ::twobody::detail::throw_logic_error(                                                                \
-        (std::string("NVRTC call `" #call "` failed: ") + ::twobody::detail::nvrtc().error_string(twobody_nvrtc_)).c_str(), __FILE__, \
-        __LINE__);                                                                                         \
-    }                                                                                                      \
-  } while (0)
-
-}  // namespace detail
 
 /// The include directories a runtime_program uses by default: the library's (TWOBODY_INCLUDE_DIR,
 /// else where this header lies), and the CUDA toolkit's (CUDA_HOME or CUDA_PATH, else the

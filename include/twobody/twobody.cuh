@@ -29,8 +29,8 @@
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/join.cuh>
 #include <twobody/join_result.cuh>
-#include <twobody/model/device_info.cuh>
-#include <twobody/model/occupancy.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/occupancy.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/model/privatization.cuh>
 #include <twobody/nearest_neighbors.cuh>

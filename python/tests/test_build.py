@@ -1,5 +1,5 @@
 """What the built package links: the CUDA runtime statically and NVRTC only when a Functor first
-compiles (detail/nvrtc_entry_points.cuh), so that a wheel runs on any machine with an NVIDIA
+compiles (util/nvrtc_entry_points.cuh), so that a wheel runs on any machine with an NVIDIA
 driver and NumPy (pyproject.toml builds it so)."""
 
 import shutil

@@ -10,8 +10,8 @@
 /// the backend those forms call (joins here return a plain vector in (i, j) order).
 #pragma once
 
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/validate.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/validate.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
 #include <twobody/progress.cuh>

@@ -1,11 +1,11 @@
 /// \file band_join.cuh
 /// \brief The CPU backend's sort-based band join: the rows of B with a non-NaN key sorted by
 /// key, each row of A's partners found by two binary searches (the predicates of
-/// detail/band_keys.cuh, as on the GPU), then the emitter on those candidates only.
+/// math/band_keys.cuh, as on the GPU), then the emitter on those candidates only.
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
-#include <twobody/detail/band_keys.cuh>
+#include <twobody/math/band_keys.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
 

@@ -1,14 +1,14 @@
 /// \file nearest.cuh
 /// \brief The CPU backend of nearest_neighbors: for every point of A, every partner's value
-/// (rows: the exact evaluation of detail/row_exact.cuh; points: the metric functor), the k
-/// smallest keys (detail/neighbor_keys.cuh: score, then index). OpenMP over the points of A.
+/// (rows: the exact evaluation of math/row_exact.cuh; points: the metric functor), the k
+/// smallest keys (math/neighbor_keys.cuh: score, then index). OpenMP over the points of A.
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/cpu/rows.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/neighbor_keys.cuh>
-#include <twobody/detail/validate.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/math/neighbor_keys.cuh>
+#include <twobody/util/validate.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
 

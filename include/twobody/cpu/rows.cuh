@@ -1,11 +1,11 @@
 /// \file rows.cuh
 /// \brief The CPU backend for high-dimensional rows (twobody/rows.cuh): every pair by the exact
-/// evaluation (detail/row_exact.cuh) that also defines the GPU's answers, OpenMP over the rows.
+/// evaluation (math/row_exact.cuh) that also defines the GPU's answers, OpenMP over the rows.
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
-#include <twobody/detail/row_exact.cuh>
-#include <twobody/detail/row_rules.cuh>
+#include <twobody/math/row_exact.cuh>
+#include <twobody/math/row_rules.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
 

@@ -21,10 +21,10 @@
 /// same values as the tile kernels, in the same slots).
 #pragma once
 
-#include <twobody/detail/config.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/tile_forms.cuh>
-#include <twobody/detail/visitors.cuh>
+#include <twobody/util/config.cuh>
+#include <twobody/engine/engine.cuh>
+#include <twobody/math/tile_forms.cuh>
+#include <twobody/engine/visitors.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/points.cuh>
 

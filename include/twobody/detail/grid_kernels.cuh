@@ -1,9 +1,9 @@
 #pragma once
 
-#include <twobody/detail/grid_geometry.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/visitors.cuh>
-#include <twobody/detail/stored_point.cuh>
+#include <twobody/math/grid_geometry.cuh>
+#include <twobody/engine/engine.cuh>
+#include <twobody/engine/visitors.cuh>
+#include <twobody/math/stored_point.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
 

@@ -11,13 +11,13 @@
 /// position d are found by one binary search, and from there a walker steps through outputs
 /// and row ends in O(1) each.
 
-#include <twobody/detail/band_keys.cuh>
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/visitors.cuh>
+#include <twobody/math/band_keys.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/engine/engine.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/engine/visitors.cuh>
 #include <twobody/join_result.cuh>
-#include <twobody/model/device_info.cuh>
+#include <twobody/util/device_info.cuh>
 #include <twobody/points.cuh>
 
 #include <cub/device/device_radix_sort.cuh>

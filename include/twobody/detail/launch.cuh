@@ -1,15 +1,15 @@
 #pragma once
 
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/memo.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/runtime_kernels.cuh>
-#include <twobody/detail/tile_schedule.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/memo.cuh>
+#include <twobody/engine/engine.cuh>
+#include <twobody/util/runtime_kernels.cuh>
+#include <twobody/math/tile_schedule.cuh>
 #include <twobody/detail/tile_traversal.cuh>
-#include <twobody/detail/visitors.cuh>
-#include <twobody/detail/validate.cuh>
-#include <twobody/model/device_info.cuh>
-#include <twobody/model/occupancy.cuh>
+#include <twobody/engine/visitors.cuh>
+#include <twobody/util/validate.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/occupancy.cuh>
 #include <twobody/points.cuh>
 #include <twobody/runtime_functor.cuh>
 

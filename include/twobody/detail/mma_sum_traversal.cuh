@@ -12,7 +12,7 @@
 /// so NaN and infinite coordinates give the same sums as on the CPU backend.
 
 #include <twobody/detail/mma_traversal.cuh>
-#include <twobody/detail/row_rules.cuh>
+#include <twobody/math/row_rules.cuh>
 
 namespace twobody::detail {
 

@@ -34,13 +34,13 @@
 /// and the whole margin is multiplied by 1.25. NaN and infinite values are never certain. The
 /// squared distance's margin bounds 2^-22 |v| by 3 2^-22 (|a|^2 + |b|^2) (row_margin).
 
-#include <twobody/detail/config.cuh>
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/neighbor_keys.cuh>
-#include <twobody/detail/row_exact.cuh>
-#include <twobody/detail/row_rules.cuh>
-#include <twobody/detail/tile_schedule.cuh>
-#include <twobody/detail/visitors.cuh>
+#include <twobody/util/config.cuh>
+#include <twobody/engine/engine.cuh>
+#include <twobody/math/neighbor_keys.cuh>
+#include <twobody/math/row_exact.cuh>
+#include <twobody/math/row_rules.cuh>
+#include <twobody/math/tile_schedule.cuh>
+#include <twobody/engine/visitors.cuh>
 #include <twobody/input/mma_tile.cuh>
 #include <twobody/rows.cuh>
 

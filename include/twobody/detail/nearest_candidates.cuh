@@ -17,7 +17,7 @@
 /// k best by exact key) and at the unit's end.
 #pragma once
 
-#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/math/neighbor_keys.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/limits>

@@ -7,8 +7,8 @@
 /// whose value reaches the row's bound are offered one at a time. The metric's value is the
 /// answer itself (as on the CPU backend), so nothing is recomputed.
 
-#include <twobody/detail/engine.cuh>
-#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/engine/engine.cuh>
+#include <twobody/math/neighbor_keys.cuh>
 #include <twobody/points.cuh>
 
 #include <cmath>

@@ -14,8 +14,8 @@
 /// there is no map, and products_wgmma stages with cp.async. The map lives in device memory: the
 /// kernels' parameters hold only its address.
 
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda.h>  // CUtensorMap and its enums (types only)

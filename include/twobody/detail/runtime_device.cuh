@@ -8,7 +8,7 @@
 #include <twobody/binning.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/tile_traversal.cuh>
-#include <twobody/detail/visitors.cuh>
+#include <twobody/engine/visitors.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/input/naive.cuh>

@@ -12,9 +12,9 @@
 /// the input was ordered (ties aside).
 #pragma once
 
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/tile_forms.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/points.cuh>
 
 #include <cub/device/device_radix_sort.cuh>

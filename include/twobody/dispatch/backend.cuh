@@ -3,9 +3,9 @@
 /// backend (GPU or CPU), and the CPU path gets arrays it can read.
 #pragma once
 
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/gpu_status.cuh>
-#include <twobody/detail/validate.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/gpu_status.cuh>
+#include <twobody/util/validate.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/points.cuh>
 #include <twobody/progress.cuh>

@@ -4,11 +4,11 @@
 /// plan. The host layer plans once for all its block pairs and hands the plan in.
 #pragma once
 
-#include <twobody/detail/auto_policy.cuh>
-#include <twobody/detail/histogram_launch.cuh>
-#include <twobody/detail/histogram_sample.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
+#include <twobody/dispatch/histogram_launch.cuh>
+#include <twobody/dispatch/histogram_sample.cuh>
 #include <twobody/detail/tile_order.cuh>
-#include <twobody/model/device_info.cuh>
+#include <twobody/util/device_info.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>

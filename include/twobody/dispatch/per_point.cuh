@@ -4,13 +4,13 @@
 /// and the launch acts on that plan.
 #pragma once
 
-#include <twobody/detail/auto_policy.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/detail/staging.cuh>
-#include <twobody/detail/validate.cuh>
-#include <twobody/detail/zeroed_scratch.cuh>
-#include <twobody/model/device_info.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/util/validate.cuh>
+#include <twobody/util/zeroed_scratch.cuh>
+#include <twobody/util/device_info.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/points.cuh>

@@ -18,8 +18,8 @@
 #pragma once
 
 #include <twobody/band_join.cuh>
-#include <twobody/detail/band_keys.cuh>
-#include <twobody/detail/device_array.cuh>
+#include <twobody/math/band_keys.cuh>
+#include <twobody/util/device_array.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/host/out_of_core_join.cuh>
 #include <twobody/join_result.cuh>

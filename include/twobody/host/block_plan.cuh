@@ -17,7 +17,7 @@
 /// and a scheduler copies at most one new block per pair.
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 
 #include <algorithm>

@@ -28,7 +28,7 @@
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/host/block_plan.cuh>
 #include <twobody/host/out_of_core.cuh>
 #include <twobody/host/band_join.cuh>

@@ -14,10 +14,10 @@
 /// the order of addition). Progress can be reported through scale_options::progress.
 #pragma once
 
-#include <twobody/detail/device_array.cuh>
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/pinned_array.cuh>
+#include <twobody/util/device_array.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/pinned_array.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/host/block_plan.cuh>
 #include <twobody/points.cuh>

@@ -8,7 +8,7 @@
 
 #include <twobody/model/policy_kinds.cuh>
 
-#include <twobody/detail/stored_point.cuh>
+#include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
 
 namespace twobody {

@@ -11,7 +11,7 @@
 
 #include <twobody/model/policy_kinds.cuh>
 
-#include <twobody/detail/stored_point.cuh>
+#include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/cstddef>

@@ -15,9 +15,9 @@
 /// 32 banks whatever the number of bins.
 #pragma once
 
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/histogram_plan.cuh>
-#include <twobody/model/occupancy.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/model/histogram_plan.cuh>
+#include <twobody/util/occupancy.cuh>
 
 #include <algorithm>
 #include <cmath>

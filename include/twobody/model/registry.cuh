@@ -2,7 +2,7 @@
 /// \brief The policy registry: every input and output policy described once, by name, the
 /// point types it works for, the shapes the one-call forms compile, and its cost-model
 /// constants. The cost model (choose_policy, default_candidates), TWOBODY_POLICY and the
-/// one-call forms (detail/auto_policy.cuh) read these entries; nothing else lists policies.
+/// one-call forms (dispatch/auto_policy.cuh) read these entries; nothing else lists policies.
 ///
 /// Adding an input policy: its header in input/ (with `static constexpr input_kind kind`), an
 /// enumerator in policy_kinds.cuh, one `input_entry` specialization here and its name in

@@ -15,7 +15,7 @@
 /// is evaluated twice.
 #pragma once
 
-#include <twobody/detail/engine.cuh>
+#include <twobody/engine/engine.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 

@@ -1,6 +1,6 @@
 /// \file nearest_lists.cuh
 /// \brief Output policy for k nearest neighbours: one sorted list of k (score, index) keys
-/// per point of A (detail/neighbor_keys.cuh), kept in device memory and updated in place.
+/// per point of A (math/neighbor_keys.cuh), kept in device memory and updated in place.
 ///
 /// A unit is a tile of rows of A against a segment of B's points, and has lists of its own: in
 /// dynamic shared memory while they fit (written out at the unit's end), else in place in device
@@ -11,7 +11,7 @@
 /// the launch.
 #pragma once
 
-#include <twobody/detail/neighbor_keys.cuh>
+#include <twobody/math/neighbor_keys.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 

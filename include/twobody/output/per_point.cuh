@@ -11,8 +11,8 @@
 /// (one atomic per 32 x PointsPerThread pairs).
 #pragma once
 
-#include <twobody/detail/last_block.cuh>
-#include <twobody/detail/split_grid_barrier.cuh>
+#include <twobody/util/last_block.cuh>
+#include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 

@@ -19,10 +19,10 @@
 /// to the global result (one global atomic each).
 #pragma once
 
-#include <twobody/detail/last_block.cuh>
-#include <twobody/detail/pass_windows.cuh>
-#include <twobody/detail/split_grid_barrier.cuh>
-#include <twobody/detail/tile_forms.cuh>
+#include <twobody/util/last_block.cuh>
+#include <twobody/math/pass_windows.cuh>
+#include <twobody/util/split_grid_barrier.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
@@ -191,7 +191,7 @@ struct privatized_histogram_agent
     /// window is this pass's whole share of the slots.
     pass_windows windows{};
     int pass = 0;
-    /// With mirror: `counts` is zeroed scratch (detail/zeroed_scratch.cuh) and *ticket zero at the
+    /// With mirror: `counts` is zeroed scratch (util/zeroed_scratch.cuh) and *ticket zero at the
     /// launch; the last block to finish copies the window to mirror and leaves both zero (no
     /// grid barrier, no cooperative launch).
     unsigned* ticket = nullptr;

@@ -11,8 +11,8 @@
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
 
-#include <twobody/detail/last_block.cuh>
-#include <twobody/detail/split_grid_barrier.cuh>
+#include <twobody/util/last_block.cuh>
+#include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 
@@ -48,7 +48,7 @@ struct reduction_agent {
     T identity;
     T* result = nullptr;  ///< if set, one block folds the partials into *result
     /// With result and an arithmetic T: zero at the launch, with `partials` in the same zeroed
-    /// scratch (detail/zeroed_scratch.cuh); the last block to finish folds and leaves both zero.
+    /// scratch (util/zeroed_scratch.cuh); the last block to finish folds and leaves both zero.
     /// Without: block 0 folds after a grid barrier (needs a cooperative launch).
     unsigned* ticket = nullptr;
     /// With result, no ticket and a cooperative launch of an integer sum (add_in_any_order):

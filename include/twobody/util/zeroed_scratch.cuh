@@ -1,11 +1,11 @@
 /// \file zeroed_scratch.cuh
 /// \brief Device memory that is zero between calls, for host-synchronous one-call forms whose
 /// kernels accumulate with atomics: the kernel's last block copies the result out (to the mapped
-/// host buffer, detail/pinned_array.cuh) and zeroes what it used, so a call needs no allocation,
+/// host buffer, util/pinned_array.cuh) and zeroes what it used, so a call needs no allocation,
 /// no memset and no copy back (three operations of a 40 us small call on the H100).
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -65,7 +65,7 @@ class zeroed_scratch {
 
 /// Where a host-synchronous one-call kernel puts its result at the end: `to` (mapped host
 /// memory). The kernel's output is then this thread's zeroed scratch, and its last block, found
-/// by `ticket` (zeroed_scratch::ticket()), moves the result there (detail/last_block.cuh).
+/// by `ticket` (zeroed_scratch::ticket()), moves the result there (util/last_block.cuh).
 template <class T>
 struct result_mirror {
   T* to            = nullptr;

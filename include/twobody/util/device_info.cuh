@@ -5,7 +5,7 @@
 ///     twobody::device_info h100 = twobody::device_info::h100_sxm();     // planning without a GPU
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -2,7 +2,7 @@
 /// \brief Page-locked host memory for asynchronous copies (the join drain, out-of-core blocks).
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -6,7 +6,7 @@
 /// nvidia-cuda-nvrtc wheel (which the package loads first) or of a CUDA toolkit.
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>

@@ -4,12 +4,12 @@
 /// update (to place a spilling pass's window where most pairs fall), and the slots of the tile
 /// pairs of points ordered into tiles (what passes over windows of the bins visit).
 
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/histogram_plan.cuh>
-#include <twobody/detail/pinned_array.cuh>
-#include <twobody/detail/staging.cuh>
-#include <twobody/detail/tile_forms.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/model/histogram_plan.cuh>
+#include <twobody/util/pinned_array.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/detail/tile_order.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>

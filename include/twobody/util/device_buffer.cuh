@@ -1,6 +1,6 @@
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <twobody/detail/device_buffer.cuh>
-#include <twobody/detail/error.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda_runtime_api.h>

@@ -16,7 +16,7 @@
 /// i and j are input indices (only visitors with uses_indices read them, so other traversals
 /// may skip working them out); w is the pair's weight, or `unweighted`.
 
-#include <twobody/detail/tile_forms.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/points.cuh>
 
 #include <cuda/std/type_traits>

@@ -1,6 +1,6 @@
 /// \file last_block.cuh
 /// \brief The last block to finish a kernel, by ticket: outputs that accumulate with atomics
-/// into scratch that is zero between calls (detail/zeroed_scratch.cuh) move their result out
+/// into scratch that is zero between calls (util/zeroed_scratch.cuh) move their result out
 /// from there and zero it again (move_out_in_last_block). Compiles under NVRTC (run-time functors' kernels include it).
 #pragma once
 

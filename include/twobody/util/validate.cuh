@@ -2,7 +2,7 @@
 /// \brief The checks every statistic runs on a pair set before any work, on every backend.
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 
 #include <string>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include <twobody/detail/launch.cuh>
-#include <twobody/detail/memo.cuh>
-#include <twobody/detail/tile_forms.cuh>
+#include <twobody/util/memo.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
 #include <twobody/model/policy.cuh>

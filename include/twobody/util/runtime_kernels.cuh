@@ -4,7 +4,7 @@
 /// kernel by its C++ name instead of taking the address of a compiled template.
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cxxabi.h>
 

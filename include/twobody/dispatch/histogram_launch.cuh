@@ -4,15 +4,15 @@
 /// flush limits, and one launch that acts on a layout of copies and windows.
 #pragma once
 
-#include <twobody/detail/error.cuh>
-#include <twobody/detail/histogram_plan.cuh>
-#include <twobody/detail/auto_policy.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/model/histogram_plan.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
 #include <twobody/detail/cell_list_traversal.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/model/policy.cuh>
-#include <twobody/detail/staging.cuh>
-#include <twobody/detail/validate.cuh>
-#include <twobody/detail/zeroed_scratch.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/util/validate.cuh>
+#include <twobody/util/zeroed_scratch.cuh>
 #include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>

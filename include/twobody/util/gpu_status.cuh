@@ -3,7 +3,7 @@
 /// error a GPU-only call raises without one.
 #pragma once
 
-#include <twobody/detail/error.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -14,6 +14,10 @@ namespace twobody::detail {
 /// one place these barriers name cooperative_groups' internals for it.
 __device__ inline unsigned* grid_barrier_word() { return &cooperative_groups::details::get_grid_workspace()->barrier; }
 
+/// Whether the barrier word moved on from `token` to `now`: the top bit flips once every block
+/// of the grid has arrived (the test cooperative_groups' own wait makes).
+__device__ inline bool grid_barrier_flipped(unsigned token, unsigned now) { return ((token ^ now) & 0x80000000u) != 0u; }
+
 /// cooperative_groups' grid arrival (sync_grids_arrive: a block barrier, then thread 0 adds the
 /// block to the launch's barrier word; thread 0 gets the old word, every other thread 0), with
 /// the release only for blocks that wrote something the grid waits for: most blocks of a
@@ -74,7 +78,7 @@ struct split_grid_barrier {
 ///
 /// cooperative_groups' grid barrier_wait is block-wide (a block barrier around thread 0's
 /// poll), so the warps poll the launch's barrier word themselves, with its test
-/// (bar_has_flipped: the word's top bit flips once every block has arrived; only the top bit of
+/// (grid_barrier_flipped: the word's top bit flips once every block has arrived; only the top bit of
 /// thread 0's token matters). Thread 0 passes that bit on through one word of shared memory by
 /// shared-memory atomics (no block barrier between arrive() and the waits; racecheck sees no
 /// race), and only at its own first wait or at the end of its first unit (publish()), by when
@@ -136,7 +140,7 @@ struct warp_split_grid_barrier {
         unsigned now = 0;
         if (reader) { asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(grid_barrier_word()) : "memory"); }
         now = __shfl_sync(0xffffffffu, now, 0);
-        if (cooperative_groups::details::bar_has_flipped(s == unseen_odd ? 0x80000000u : 0u, now)) {
+        if (grid_barrier_flipped(s == unseen_odd ? 0x80000000u : 0u, now)) {
           if (reader) { exchange_release(passed); }
           break;
         }
