@@ -28,7 +28,7 @@ LAYERS = [
     ("foundation", ["util", "math", "<vocabulary>"]),  # plumbing, pair arithmetic, public types
     ("engine", ["engine"]),                             # the pair kernel, unit sources, visitors
     ("policies", ["input", "output"]),                  # tiling and output policies
-    ("traversals", ["detail"]),                         # traversals, drivers (to be split by role)
+    ("traversals", ["detail", "rows"]),                 # traversals and drivers; rows/: the tensor-core row machinery
     ("model", ["model"]),                               # registry, cost model
     ("dispatch", ["dispatch", "cpu"]),                  # per statistic: validate, plan, launch; CPU backend
     ("entry points", ["<entry>"]),                      # the public calls
@@ -60,7 +60,6 @@ KNOWN_FOREIGN = {
 MAX_DETAIL_LINES = 20
 MAX_HEADER_LINES = 600
 KNOWN_LONG = {
-    "detail/mma_traversal.cuh": "split into PTX wrappers, product core and traversals",
     "model/policy.cuh": "split the cost model from the plan types",
 }
 KNOWN_DETAIL_IN_PUBLIC = {

@@ -180,7 +180,7 @@ void expect_error(Call&& call, char const* words)
 }
 
 /// A bound on how far the tensor cores' approximate value of a pair may lie from the exact one:
-/// the margin of detail/mma_traversal.cuh (twice over, for slack) from the exact squared norms
+/// the margin of rows/row_terms.cuh (twice over, for slack) from the exact squared norms
 /// na, nb and the exact value v. Join records of pairs the GPU decided without recomputing
 /// carry the approximation, so they must lie within it.
 template <class T>

@@ -144,7 +144,7 @@ TYPED_TEST(GpuRows, RealValuedRowsNearTheThresholdEqualTheCpu)
 }
 
 // 16-bit rows of at least 128 padded coordinates take wgmma on sm_90a with their stages loaded by
-// the tensor memory accelerator through the staged rows' tensor map (detail/row_tensor_map.cuh),
+// the tensor memory accelerator through the staged rows' tensor map (rows/row_tensor_map.cuh),
 // refilled by the last warp done with them, and the next tile pair's first chunk loaded ahead;
 // TWOBODY_NO_TMA=1 stages them with cp.async and a barrier per chunk instead. Both must equal the
 // CPU, on partial tiles, self and cross pairs, rows of 2, 4, 5, 9 and 15 chunks (batches of 3

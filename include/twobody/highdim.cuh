@@ -13,12 +13,12 @@
 /// of the threshold or of a bin edge (docs/highdim.md). The forms take an execution policy
 /// first, as the other one-call forms do (execution.cuh); the CPU backend evaluates every pair
 /// exactly. The tensor cores need compute capability 8.0 or newer; double rows (and
-/// input::simt_rows) take the CUDA cores (detail/simt_row_products.cuh).
+/// input::simt_rows) take the CUDA cores (rows/simt_row_products.cuh).
 ///
 /// The rows are copied once per call into a zero-padded device buffer (dims rounded up to 128
 /// bytes: 64 halves, 32 floats or 16 doubles), with each point's squared norm: n x padded dims
 /// elements of device memory per distinct set. On sm_90 the tensor memory accelerator reads
-/// 16-bit rows from that buffer through a tensor map (detail/row_tensor_map.cuh). The N x N
+/// 16-bit rows from that buffer through a tensor map (rows/row_tensor_map.cuh). The N x N
 /// matrix of values is never stored.
 #pragma once
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <twobody/detail/launch.cuh>
-#include <twobody/detail/mma_traversal.cuh>
+#include <twobody/rows/mma_nearest_traversal.cuh>
 #include <twobody/detail/nearest_candidates.cuh>
 #include <twobody/detail/nearest_point_traversal.cuh>
 #include <twobody/dispatch/rows.cuh>

@@ -7,7 +7,7 @@
 #include <twobody/cpu/rows.cuh>
 #include <twobody/detail/join_driver.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/detail/mma_traversal.cuh>
+#include <twobody/rows/mma_traversal.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>

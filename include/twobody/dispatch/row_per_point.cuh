@@ -6,7 +6,7 @@
 
 #include <twobody/cpu/rows.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/detail/mma_sum_traversal.cuh>
+#include <twobody/rows/mma_sum_traversal.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>
 #include <twobody/output/per_point.cuh>

@@ -7,9 +7,9 @@
 
 #include <twobody/binning.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/detail/mma_traversal.cuh>
-#include <twobody/detail/row_tensor_map.cuh>
-#include <twobody/detail/simt_row_products.cuh>
+#include <twobody/rows/mma_traversal.cuh>
+#include <twobody/rows/row_tensor_map.cuh>
+#include <twobody/rows/simt_row_products.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/dispatch/reduce.cuh>
 #include <twobody/input/automatic.cuh>

@@ -1,7 +1,7 @@
 /// \file mma_tile.cuh
 /// \brief Input policy for high-dimensional rows (rows.cuh): the tensor cores compute the inner
 /// products of a tile pair, and every pair the approximation cannot decide for certain is
-/// recomputed exactly (detail/mma_traversal.cuh, docs/highdim.md).
+/// recomputed exactly (rows/mma_traversal.cuh, docs/highdim.md).
 #pragma once
 
 #include <twobody/model/policy_kinds.cuh>
@@ -13,7 +13,7 @@ namespace twobody::input {
 /// chunks in flight), fragments read with ldmatrix, and mma.sync: m16n8k16 for __half and
 /// __nv_bfloat16, m16n8k8 TF32 for float (rounded to nearest), accumulating in FP32 afresh for
 /// every `group_chunks` chunks (the groups are then added in FP32, which keeps the proven error
-/// margin of a product small at large D: detail/mma_traversal.cuh). Needs sm_80 or newer.
+/// margin of a product small at large D: rows/row_terms.cuh). Needs sm_80 or newer.
 /// Compiled for sm_90a (-arch=sm_90a, CMake architecture 90a), half and bfloat16 rows of at
 /// least `wgmma_min_dims` padded coordinates take wgmma instead (two warpgroups of 64 x 128,
 /// both operands from 128-byte-swizzled shared memory, 4 stages): the same tile, margin and

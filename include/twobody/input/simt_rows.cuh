@@ -1,6 +1,6 @@
 /// \file simt_rows.cuh
 /// \brief Input policy for high-dimensional rows on the CUDA cores: FP32 fused multiply-adds
-/// instead of the tensor cores (detail/simt_row_products.cuh). The baseline the tensor-core
+/// instead of the tensor cores (rows/simt_row_products.cuh). The baseline the tensor-core
 /// tile (mma_tile.cuh) is measured against, and the path for GPUs without tensor-core TF32.
 #pragma once
 

@@ -1,7 +1,7 @@
 #pragma once
 
 /// What a statistic of rows decides per pair, and when the tensor cores' approximate value
-/// decides it for certain (mma_traversal.cuh):
+/// decides it for certain (rows/mma_traversal.cuh):
 ///  - row_predicate<Pred>: a count's or join's test on the metric value (closer_than / within,
 ///    at_least, within_radius);
 ///  - row_binning<Bins>: a histogram's bin of the value;

@@ -148,7 +148,7 @@ private:
 };
 
 /// The per-point output of traversals that sum a unit's terms per point themselves (the
-/// tensor-core rows, detail/mma_sum_traversal.cuh): add(i, s) adds a partial sum to point i
+/// tensor-core rows, rows/mma_sum_traversal.cuh): add(i, s) adds a partial sum to point i
 /// with one global atomic, once per point and unit.
 template <class Out>
 struct per_point_adder {

@@ -3,7 +3,7 @@
 /// The engine's traversal of per-point sums over high-dimensional rows (sum_per_point of rows,
 /// highdim_per_point.cuh): units are the 128 x 128 tile pairs of a tile_schedule; a block takes
 /// the tile pair's inner products on the tensor cores (mma_tile_products), turns each into the
-/// metric's approximate value v (mma_traversal.cuh's row_margin, within its proven margin of the
+/// metric's approximate value v (row_terms.cuh's row_margin, within its proven margin of the
 /// exact value) and adds f(v) to its row's sum. Ordered pairs run over the self schedule (each
 /// unordered pair once) and add each term to both points, so the tensor-core work is that of
 /// the self pairs. Sums stay in registers for the tile, are reduced over the lanes that share a
@@ -11,7 +11,7 @@
 /// A pair whose approximate value is not finite is recomputed exactly by a warp (row_exact.cuh),
 /// so NaN and infinite coordinates give the same sums as on the CPU backend.
 
-#include <twobody/detail/mma_traversal.cuh>
+#include <twobody/rows/mma_traversal.cuh>
 #include <twobody/math/row_rules.cuh>
 
 namespace twobody::detail {

@@ -9,7 +9,7 @@
 /// computes them by FP32 fma, one coordinate at a time, from rows staged in shared memory as
 /// float, transposed (coordinate-major) and permuted so a thread's 8 rows and 8 columns are
 /// contiguous: two 16-byte loads each per coordinate for 64 fma. It is also double rows' core
-/// (row_core_t, mma_traversal.cuh).
+/// (row_core_t, rows/mma_traversal.cuh).
 ///
 /// The margin: half and bfloat16 values are exact in float, and each fma rounds once, so the
 /// sum over D coordinates errs by at most gamma_D S = D 2^-24 S / (1 - D 2^-24),
@@ -21,7 +21,7 @@
 /// sums stay normal floats; a row with any other element has NaN terms (prepare_rows_kernel),
 /// so each of its pairs is recomputed exactly.
 
-#include <twobody/detail/mma_traversal.cuh>
+#include <twobody/rows/tile_pair.cuh>
 #include <twobody/input/simt_rows.cuh>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 
 /// The tensor memory accelerator's descriptor (a tensor map) of a staged set of 16-bit rows, for
-/// products_wgmma on sm_90 (mma_traversal.cuh). It describes the padded row-major rows in boxes of
+/// products_wgmma on sm_90 (mma_products.cuh). It describes the padded row-major rows in boxes of
 /// 64 elements (128 bytes) x 128 rows with the 128-byte swizzle, which is the layout of one
 /// wgmma stage. One thread then loads a chunk of a tile with one cp.async.bulk.tensor, instead of
 /// 256 threads issuing 16-byte cp.async, and the warps wait on the stage's mbarrier instead of a
