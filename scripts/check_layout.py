@@ -60,14 +60,8 @@ KNOWN_FOREIGN = {
 MAX_DETAIL_LINES = 20
 MAX_HEADER_LINES = 600
 KNOWN_LONG = {
-    "model/policy.cuh": "split the cost model from the plan types",
 }
-KNOWN_DETAIL_IN_PUBLIC = {
-    h: "its machinery moves to dispatch/"
-    for h in ["emitters.cuh", "estimators.cuh", "functors.cuh",
-              "progress.cuh", "row_metrics.cuh", "rows.cuh",
-              "value_traits.cuh"]
-}
+KNOWN_DETAIL_IN_PUBLIC = {}
 DETAIL_OPEN = re.compile(r"^\s*namespace (twobody::)?detail\s*\{", re.M)
 DETAIL_CLOSE = re.compile(r"^\s*\}\s*//\s*namespace (twobody::)?detail")
 

@@ -130,39 +130,17 @@ all_of_fn<Preds...> all_of(Preds... preds)
   return {cuda::std::make_tuple(preds...)};
 }
 
-namespace detail {
-
+/// The record a join emits for X: X's record_type for an emitter, index_pair (what
+/// emit_pairs_if emits) for a predicate.
 template <class X, class = void>
-struct is_emitter : cuda::std::false_type {};
+struct join_record {
+  using type = index_pair;
+};
 template <class X>
-struct is_emitter<X, cuda::std::void_t<typename X::record_type>> : cuda::std::true_type {};
-
-/// A predicate becomes emit_pairs_if; an emitter stays as it is.
+struct join_record<X, cuda::std::void_t<typename X::record_type>> {
+  using type = typename X::record_type;
+};
 template <class X>
-auto as_emitter(X const& x)
-{
-  if constexpr (is_emitter<X>::value) {
-    return x;
-  } else {
-    return emit_pairs_if<X>{x};
-  }
-}
-
-template <class X>
-using emitter_t = decltype(as_emitter(cuda::std::declval<X>()));
-
-template <class Record>
-constexpr void check_record()
-{
-  static_assert(cuda::std::is_trivially_copyable_v<Record>,
-                "twobody::join: the record type must be trivially copyable (records are copied as bytes between "
-                "device pages, drain buffers and host memory)");
-}
-
-}  // namespace detail
-
-/// The record a join emits for `x`: x's record_type for an emitter, index_pair for a predicate.
-template <class X>
-using join_record_t = typename detail::emitter_t<X>::record_type;
+using join_record_t = typename join_record<cuda::std::decay_t<X>>::type;
 
 }  // namespace twobody

@@ -105,12 +105,13 @@ std::vector<double> normalized(histogram_result<Count> const& h, double total)
 // ---------------------------------------------------------------------------------------------
 // g(r)
 
-namespace detail {
-
-/// g in each shell: count / (pairs * shell volume / box volume), the count an ideal gas of the
-/// same density would put there.
+/// g(r) from a histogram over `pairs` pairs in all (n (n - 1) / 2 for one species, n_a n_b for
+/// two, the sum of w_i w_j over every pair for weighted points): in each shell, count / (pairs *
+/// shell volume / box volume), the count an ideal gas of the same density would put there. The
+/// box's size is the dimension; the bins must start at 0 or above and end at or before half its
+/// shortest side. Shells an ideal gas leaves empty get NaN.
 template <class Count, class Binning>
-std::vector<double> rdf_of(histogram_result<Count> const& h, Binning const& bins, std::vector<double> const& box,
+std::vector<double> radial_distribution_of_pairs(histogram_result<Count> const& h, Binning const& bins, std::vector<double> const& box,
                            double pairs)
 {
   TWOBODY_EXPECTS(!box.empty(), "radial_distribution: the box needs at least one side");
@@ -138,7 +139,6 @@ std::vector<double> rdf_of(histogram_result<Count> const& h, Binning const& bins
   return g;
 }
 
-}  // namespace detail
 
 /// g(r) of n points of one species in a periodic box with sides `box` (its size is the
 /// dimension), from the histogram of their unordered pairs' minimum-image distances
@@ -148,7 +148,7 @@ template <class Count, class Binning>
 std::vector<double> radial_distribution(histogram_result<Count> const& h, Binning const& bins,
                                         std::vector<double> const& box, long long n)
 {
-  return detail::rdf_of(h, bins, box, self_pair_total(n));
+  return radial_distribution_of_pairs(h, bins, box, self_pair_total(n));
 }
 
 /// g_ab(r) between n_a points of species a and n_b of species b (a histogram of their cross
@@ -157,7 +157,7 @@ template <class Count, class Binning>
 std::vector<double> radial_distribution(histogram_result<Count> const& h, Binning const& bins,
                                         std::vector<double> const& box, long long n_a, long long n_b)
 {
-  return detail::rdf_of(h, bins, box, cross_pair_total(n_a, n_b));
+  return radial_distribution_of_pairs(h, bins, box, cross_pair_total(n_a, n_b));
 }
 
 /// g(r) averaged over the frames of a trajectory (frames.cuh's histogram_per_frame): each

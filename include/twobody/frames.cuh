@@ -37,6 +37,7 @@
 #include <twobody/results.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -11,6 +11,7 @@
 /// falls within a few ulps of a bin edge or threshold.
 #pragma once
 
+#include <twobody/math/scalar.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
@@ -20,28 +21,6 @@
 #endif
 
 namespace twobody {
-namespace detail {
-template <class T>
-__host__ __device__ inline T sqrt_of(T x)
-{
-  if constexpr (cuda::std::is_same_v<T, float>) {
-    return sqrtf(x);
-  } else {
-    return ::sqrt(x);
-  }
-}
-template <class T>
-__host__ __device__ inline T abs_of(T x)
-{
-  // fabs/fmin (not ternaries): |x| is a free operand modifier and fmin one FMNMX on the GPU.
-  if constexpr (cuda::std::is_same_v<T, float>) { return fabsf(x); } else { return fabs(x); }
-}
-template <class T>
-__host__ __device__ inline T min_of(T a, T b)
-{
-  if constexpr (cuda::std::is_same_v<T, float>) { return fminf(a, b); } else { return fmin(a, b); }
-}
-}  // namespace detail
 
 /// |a - b|^2, no square root.
 struct squared_euclidean {

@@ -26,6 +26,7 @@
 #include <twobody/points.cuh>
 #include <twobody/reduce.cuh>
 #include <twobody/results.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 namespace twobody {
 

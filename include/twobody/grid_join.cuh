@@ -25,6 +25,7 @@
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/dispatch/grid_join.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/type_traits>
 

@@ -31,6 +31,7 @@
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 namespace twobody {
 

@@ -36,6 +36,7 @@
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -30,6 +30,7 @@
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/type_traits>
 

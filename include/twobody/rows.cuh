@@ -76,41 +76,4 @@ rows<T, true> make_weighted_rows(size_type n, int dims, T const* data, float con
   return r;
 }
 
-namespace detail {
-
-/// The checks of a row pair set, before any work on any backend.
-template <class T, bool W>
-void validate(pair_set<rows<T, W>> const& pairs)
-{
-  auto check = [](rows<T, W> const& r, char const* side) {
-    std::string const s(side);
-    TWOBODY_EXPECTS(r.size >= 0, ("row set " + s + " has a negative size").c_str());
-    TWOBODY_EXPECTS(r.size < (size_type(1) << 31),
-                    ("row set " + s + " has 2^31 points or more: split it into blocks of fewer points").c_str());
-    TWOBODY_EXPECTS(r.dims >= 1, ("row set " + s + " needs at least one dimension (dims >= 1)").c_str());
-    TWOBODY_EXPECTS(r.ld >= r.dims, ("row set " + s + ": the leading dimension must be >= dims").c_str());
-    if (r.size == 0) { return; }
-    TWOBODY_EXPECTS(r.data != nullptr, ("the data of row set " + s + " is null").c_str());
-    if constexpr (W) { TWOBODY_EXPECTS(r.weights != nullptr, ("the weights of row set " + s + " are null").c_str()); }
-  };
-  check(pairs.a, "A");
-  if (pairs.mode == pair_mode::cross) {
-    check(pairs.b, "B");
-    TWOBODY_EXPECTS(pairs.a.dims == pairs.b.dims, "cross pairs of rows need the same dims on both sides");
-  } else {
-    TWOBODY_EXPECTS(pairs.b.size == pairs.a.size && pairs.b.data == pairs.a.data,
-                    "self and ordered pair sets need b == a (use self_pairs / ordered_pairs)");
-  }
-}
-
-/// The checks of a per-point sum over rows (sum_per_point), after validate().
-template <class T, bool W>
-void check_row_sums(pair_set<rows<T, W>> const& pairs)
-{
-  static_assert(!W, "sum_per_point of rows: weighted rows are not supported; fold the weights into f or scale the sums");
-  TWOBODY_EXPECTS(pairs.mode != pair_mode::self,
-                  "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
-}
-
-}  // namespace detail
 }  // namespace twobody

@@ -18,6 +18,9 @@
 #include <twobody/results.cuh>
 #include <twobody/runtime_functor.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/util/progress_scope.cuh>
+#include <twobody/math/bin_slot.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/functional>
 

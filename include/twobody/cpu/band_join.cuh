@@ -8,6 +8,7 @@
 #include <twobody/math/band_keys.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/points.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <algorithm>
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/frame_set.cuh>
 #include <twobody/results.cuh>
+#include <twobody/util/progress_scope.cuh>
 
 #include <vector>
 

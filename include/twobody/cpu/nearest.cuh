@@ -11,6 +11,7 @@
 #include <twobody/util/validate.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <algorithm>
 #include <cmath>

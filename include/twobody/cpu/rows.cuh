@@ -8,6 +8,7 @@
 #include <twobody/math/row_rules.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <vector>
 

@@ -10,6 +10,7 @@
 #include <twobody/points.cuh>
 #include <twobody/progress.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/util/progress_scope.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -15,6 +15,7 @@
 #include <twobody/model/join_method.cuh>
 #include <twobody/points.cuh>
 #include <twobody/util/staging.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/type_traits>
 #include <cmath>

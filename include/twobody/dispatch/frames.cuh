@@ -20,6 +20,7 @@
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 #include <algorithm>

@@ -26,6 +26,7 @@
 #include <twobody/util/error.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

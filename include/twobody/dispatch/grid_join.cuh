@@ -16,6 +16,7 @@
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda_runtime_api.h>
 #include <algorithm>

@@ -18,6 +18,7 @@
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

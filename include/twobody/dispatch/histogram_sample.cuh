@@ -13,6 +13,7 @@
 #include <twobody/detail/tile_order.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -12,6 +12,7 @@
 #include <twobody/util/error.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cmath>
 #include <string>

@@ -20,6 +20,7 @@
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cub/device/device_segmented_sort.cuh>
 #include <thrust/iterator/counting_iterator.h>

@@ -18,6 +18,7 @@
 #include <twobody/rows.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/type_traits>
 #include <cmath>

@@ -14,6 +14,7 @@
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/pinned_array.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>

@@ -26,6 +26,7 @@
 #include <twobody/util/gpu_status.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>

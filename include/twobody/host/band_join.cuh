@@ -24,6 +24,7 @@
 #include <twobody/host/out_of_core_join.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/points.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/type_traits>
 

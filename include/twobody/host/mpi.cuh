@@ -33,6 +33,7 @@
 #include <twobody/host/out_of_core.cuh>
 #include <twobody/host/band_join.cuh>
 #include <twobody/host/out_of_core_join.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <mpi.h>
 

@@ -15,6 +15,7 @@
 
 #include <twobody/host/out_of_core.cuh>
 #include <twobody/join.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 
 #include <algorithm>
 #include <mutex>

@@ -8,6 +8,7 @@
 
 #include <twobody/results.cuh>
 #include <twobody/row_metrics.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/bit>
 #include <cuda/std/limits>

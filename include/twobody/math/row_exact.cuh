@@ -19,6 +19,7 @@
 
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cmath>
 #include <cstdint>

@@ -15,6 +15,7 @@
 #include <twobody/functors.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/row_metrics.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/limits>
 

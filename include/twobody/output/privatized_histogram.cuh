@@ -26,6 +26,7 @@
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
+#include <twobody/math/bin_slot.cuh>
 
 namespace twobody {
 namespace output {

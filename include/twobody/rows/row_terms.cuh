@@ -43,6 +43,7 @@
 #include <twobody/input/mma_tile.cuh>
 #include <twobody/points.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/type_traits>
 
