@@ -434,7 +434,7 @@ void BM_mma_peak(benchmark::State& state)
 __global__ void wgmma_peak_kernel(int iters, float* sink)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using core = twobody::detail::mma_tile_products<__half>;
+  namespace ptx = twobody::detail::ptx;
   __shared__ alignas(1024) unsigned char tile[2 * 128 * 128];
   for (int i = static_cast<int>(threadIdx.x); i < 2 * 128 * 128; i += blockDim.x) { tile[i] = static_cast<unsigned char>(i * 7 + 3) & 0x3f; }
   __syncthreads();
@@ -442,19 +442,19 @@ __global__ void wgmma_peak_kernel(int iters, float* sink)
   float d0[32], d1[32];
   for (int i = 0; i < 32; ++i) { d0[i] = d1[i] = 0.0f; }
   for (int it = 0; it < iters; ++it) {
-    core::wgmma_fence(d0);
-    core::wgmma_fence(d1);
+    ptx::wgmma_fence(d0);
+    ptx::wgmma_fence(d1);
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      std::uint64_t const a = core::wgmma_descriptor(at + 32u * (k & 3));
-      core::wgmma_m64n64k16(d0, a, core::wgmma_descriptor(at + 16384u + 32u * (k & 3)), true);
-      core::wgmma_m64n64k16(d1, a, core::wgmma_descriptor(at + 16384u + 8192u + 32u * (k & 3)), true);
+      std::uint64_t const a = ptx::wgmma_descriptor(at + 32u * (k & 3));
+      ptx::wgmma_m64n64k16<__half>(d0, a, ptx::wgmma_descriptor(at + 16384u + 32u * (k & 3)), true);
+      ptx::wgmma_m64n64k16<__half>(d1, a, ptx::wgmma_descriptor(at + 16384u + 8192u + 32u * (k & 3)), true);
     }
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<0>();
   }
-  core::wgmma_pin(d0);
-  core::wgmma_pin(d1);
+  ptx::wgmma_pin(d0);
+  ptx::wgmma_pin(d1);
   float s = 0;
   for (int i = 0; i < 32; ++i) { s += d0[i] + d1[i]; }
   if (s == 12345.f) { sink[0] = s; }
