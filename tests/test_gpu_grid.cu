@@ -1,84 +1,30 @@
 // Device tests of the grid index: pair counts and histograms up to a cutoff equal twobody's
-// brute-force kernels and the CPU backend, for 1-D..6-D, periodic and not, cutoffs smaller
-// than, equal to and larger than the data extent, integer coordinates (many points exactly on
-// cell borders), duplicate points, all points in one cell, cross mode, every traversal option.
-#include "common.cuh"
-
-#include <twobody/grid.cuh>
+// brute-force kernels and the CPU backend, for 1-D..3-D (4-D..6-D: test_gpu_grid_high_dims.cu),
+// periodic and not, cutoffs smaller than, equal to and larger than the data extent, integer
+// coordinates (many points exactly on cell borders), duplicate points, all points in one cell,
+// cross mode, every traversal option.
+#include "gpu_grid_checks.cuh"
 
 #include <array>
 
-namespace {
 
-template <int D>
-void check_dimension(std::int64_t n, int range, float r)
-{
-  SCOPED_TRACE("D = " + std::to_string(D) + ", range " + std::to_string(range) + ", r = " + std::to_string(r));
-  tbt::host_points<float, D> h(n, 100 + D, range);
-  tbt::device_points<float, D> d(h);
-  auto const pred  = twobody::within_radius(r);
-  auto const brute = twobody::count_pairs(twobody::self_pairs(d.view()), pred);
-  EXPECT_EQ(brute, twobody::cpu::count_pairs(twobody::self_pairs(h.view()), pred));
-  twobody::grid_index<float, D> grid(d.view(), r);
-  twobody::grid_stats st;
-  twobody::grid_options opt;
-  opt.stats = &st;
-  EXPECT_EQ(twobody::count_pairs(grid, pred, opt), brute);
-  EXPECT_LE(st.distance_calls, static_cast<unsigned long long>(n) * (n - 1) / 2);
-  for (int k : {1, 4, 32}) {
-    twobody::grid_options o;
-    o.threads_per_query = k;
-    o.order_by_workload = k != 4;  // both orders, each with two group sizes
-    EXPECT_EQ(twobody::count_pairs(grid, pred, o), brute) << "threads_per_query " << k;
-  }
-  twobody::grid_stats full_st;
-  twobody::grid_options full;
-  full.half_stencil = false;
-  full.stats        = &full_st;
-  EXPECT_EQ(twobody::count_pairs(grid, pred, full), brute);
-  if (st.distance_calls > 1000) { EXPECT_GT(double(full_st.distance_calls) / double(st.distance_calls), 1.9); }
-
-  // Histogram of distances up to the cutoff: bins equal the brute force's.
-  twobody::uniform_bins<float> bins(0.f, r, 7);
-  auto const hb = twobody::histogram(twobody::self_pairs(d.view()), twobody::euclidean{}, bins);
-  twobody::grid_stats hst;
-  twobody::grid_options hopt;
-  hopt.stats    = &hst;
-  auto const hg = twobody::histogram(grid, twobody::euclidean{}, bins, hopt);
-  EXPECT_EQ(hg.counts, hb.counts);
-  // Every visited pair is binned or counted outside (outside values are kept in registers).
-  EXPECT_EQ(hg.pairs, hst.distance_calls);
-  EXPECT_EQ(hg.outside, hst.distance_calls - (hb.pairs - hb.outside));
-
-  // Cross mode: queries partly outside the indexed set's box.
-  tbt::host_points<float, D> hq(n / 2 + 3, 200 + D, range + range / 2);
-  tbt::device_points<float, D> q(hq);
-  auto const brute_cross = twobody::count_pairs(twobody::cross_pairs(q.view(), d.view()), pred);
-  EXPECT_EQ(twobody::count_pairs(q.view(), grid, pred), brute_cross);
-  EXPECT_EQ(twobody::count_pairs(hq.view(), grid, pred), brute_cross) << "host-resident queries";
-}
-
-}  // namespace
-
-TEST(GpuGrid, CountsAndHistogramsMatchBruteForceIn1To6Dimensions)
+// (4 to 6 dimensions: test_gpu_grid_high_dims.cu, so that no translation unit compiles all six.)
+TEST(GpuGrid, CountsAndHistogramsMatchBruteForceIn1To3Dimensions)
 {
   TBT_REQUIRE_GPU();
   std::int64_t const n = tbt::quick() ? 1500 : 4000;
-  check_dimension<1>(n, 4000, 3.f);
-  check_dimension<2>(n, 200, 4.f);
-  check_dimension<3>(n, 64, 5.f);
-  check_dimension<4>(n, 24, 4.f);
-  check_dimension<5>(n, 12, 3.f);
-  check_dimension<6>(n, 8, 3.f);
+  tbt_grid::check_dimension<1>(n, 4000, 3.f);
+  tbt_grid::check_dimension<2>(n, 200, 4.f);
+  tbt_grid::check_dimension<3>(n, 64, 5.f);
 }
 
 TEST(GpuGrid, CutoffsAroundTheDataExtent)
 {
   TBT_REQUIRE_GPU();
-  check_dimension<3>(2000, 16, 15.f);   // cutoff ~ extent: a few cells
-  check_dimension<3>(2000, 16, 16.f);   // equal to the range: 2 cells per axis at most
-  check_dimension<3>(1500, 16, 100.f);  // larger than the extent: all points in one cell
-  check_dimension<2>(2000, 4, 1.f);     // many duplicate points on a tiny lattice, r = lattice step
+  tbt_grid::check_dimension<3>(2000, 16, 15.f);   // cutoff ~ extent: a few cells
+  tbt_grid::check_dimension<3>(2000, 16, 16.f);   // equal to the range: 2 cells per axis at most
+  tbt_grid::check_dimension<3>(1500, 16, 100.f);  // larger than the extent: all points in one cell
+  tbt_grid::check_dimension<2>(2000, 4, 1.f);     // many duplicate points on a tiny lattice, r = lattice step
 }
 
 TEST(GpuGrid, PeriodicBoxMatchesMinimumImageBruteForce)
