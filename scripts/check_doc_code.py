@@ -8,8 +8,8 @@ start is examples/quick_start.cu, which the examples build compiles and ctest ru
 compiled with nvcc and the host compiler's -Wall -Wextra; a warning from the library's headers
 fails the check, as does a block that does not compile. Blocks that include <twobody/host/mpi.cuh>
 are compiled only when an MPI include directory is given. DEVICE_FLAGS (default -arch=sm_90)
-say what device code to make: the test build passes -arch=compute_90a -Xcicc -O0 where it
-makes PTX only (no GPU). Two blocks compile at a time.
+say what device code to make: the test build passes
+--generate-code=arch=compute_90a,code=[compute_90a] -Xcicc -O0 where it makes PTX only (no GPU). Two blocks compile at a time.
 
 usage: check_doc_code.py REPO_ROOT BUILD_DIR NVCC [MPI_INCLUDE_DIRS] [DEVICE_FLAGS]
        check_doc_code.py REPO_ROOT --links-only
