@@ -7,10 +7,10 @@
 /// wherever a value is not within rounding of an edge.
 #pragma once
 
-#include <twobody/util/error.cuh>
-#include <twobody/points.cuh>
-#include <twobody/value_traits.cuh>
 #include <twobody/math/bin_index.cuh>
+#include <twobody/points.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/value_traits.cuh>
 
 #ifndef __CUDACC_RTC__
 #include <cmath>

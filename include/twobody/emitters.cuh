@@ -8,9 +8,9 @@
 /// `bool(a, b)` used where an emitter is expected emits `index_pair{i, j}`.
 #pragma once
 
-#include <twobody/math/band_keys.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/join_records.cuh>
+#include <twobody/math/band_keys.cuh>
 #ifndef __CUDACC_RTC__
 #include <twobody/join_result.cuh>
 #endif

@@ -18,8 +18,8 @@
 #pragma once
 
 #include <twobody/binning.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/results.cuh>
+#include <twobody/util/error.cuh>
 
 #include <algorithm>
 #include <cmath>

@@ -34,10 +34,10 @@
 #include <twobody/dispatch/frames.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/frame_set.cuh>
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/results.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

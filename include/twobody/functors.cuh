@@ -12,8 +12,8 @@
 #pragma once
 
 #include <twobody/math/scalar.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/value_traits.cuh>
 
 #ifndef __CUDACC_RTC__

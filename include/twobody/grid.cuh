@@ -23,10 +23,10 @@
 #include <twobody/grid_index.cuh>
 #include <twobody/grid_options.cuh>
 #include <twobody/histogram.cuh>
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/points.cuh>
 #include <twobody/reduce.cuh>
 #include <twobody/results.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 namespace twobody {
 

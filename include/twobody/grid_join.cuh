@@ -17,6 +17,8 @@
 /// pairs_within use the minimum-image distance. The record order is unspecified.
 #pragma once
 
+#include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/dispatch/grid_join.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/grid.cuh>
@@ -24,8 +26,6 @@
 #include <twobody/join.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
-#include <twobody/dispatch/grid_join.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/type_traits>
 

@@ -27,11 +27,11 @@
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/execution.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/results.cuh>
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 namespace twobody {
 

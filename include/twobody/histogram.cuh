@@ -21,22 +21,22 @@
 #include <twobody/binning.cuh>
 #include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
-#include <twobody/dispatch/auto_policy.cuh>
-#include <twobody/util/error.cuh>
-#include <twobody/dispatch/histogram_launch.cuh>
-#include <twobody/model/histogram_plan.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/util/pinned_array.cuh>
-#include <twobody/util/staging.cuh>
-#include <twobody/util/zeroed_scratch.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram.cuh>
+#include <twobody/dispatch/histogram_launch.cuh>
+#include <twobody/math/bin_slot.cuh>
+#include <twobody/model/histogram_plan.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/pinned_array.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/util/zeroed_scratch.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -21,16 +21,16 @@
 /// classic count / scan / write baseline.
 #pragma once
 
-#include <twobody/defaults.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/band_join.cuh>
+#include <twobody/defaults.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda/std/type_traits>
 

@@ -3,9 +3,9 @@
 /// them in device or host memory, the run's statistics, the options, and a sort helper.
 #pragma once
 
+#include <twobody/join_records.cuh>
 #include <twobody/util/device_array.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/join_records.cuh>
 
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>

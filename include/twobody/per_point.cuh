@@ -17,13 +17,13 @@
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
+#include <twobody/dispatch/backend.cuh>
+#include <twobody/dispatch/per_point.cuh>
+#include <twobody/points.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/zeroed_scratch.cuh>
-#include <twobody/dispatch/backend.cuh>
-#include <twobody/dispatch/per_point.cuh>
-#include <twobody/points.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -10,8 +10,8 @@
 ///   - `ordered_pairs(p)`: every ordered (i, j), i != j (non-symmetric functors).
 #pragma once
 
-#include <twobody/util/config.cuh>
 #include <twobody/error.cuh>
+#include <twobody/util/config.cuh>
 
 #include <cuda/std/array>
 #include <cuda/std/cstdint>

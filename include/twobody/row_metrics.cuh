@@ -11,8 +11,8 @@
 /// approximation's proven error margin of a threshold or a bin edge (docs/highdim.md).
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/functors.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cmath>
 

@@ -13,8 +13,8 @@
 /// (math/row_exact.cuh).
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -13,10 +13,10 @@
 /// nothing host-only outside `__CUDACC_RTC__` guards.
 #pragma once
 
-#include <twobody/util/config.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/config.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cuda/std/type_traits>
 

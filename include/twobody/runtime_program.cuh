@@ -23,11 +23,11 @@
 /// until the work it launched has finished: its kernels are unloaded with it.
 #pragma once
 
+#include <twobody/runtime_functor.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/nvrtc_entry_points.cuh>
-#include <twobody/util/runtime_kernels.cuh>
-#include <twobody/runtime_functor.cuh>
 #include <twobody/util/runtime_compile.cuh>
+#include <twobody/util/runtime_kernels.cuh>
 
 #include <cuda_runtime_api.h>
 

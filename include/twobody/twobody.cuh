@@ -10,7 +10,6 @@
 #include <twobody/error.cuh>
 #include <twobody/estimators.cuh>
 #include <twobody/execution.cuh>
-#include <twobody/progress.cuh>
 #include <twobody/frame_set.cuh>
 #include <twobody/frames.cuh>
 #include <twobody/functors.cuh>
@@ -22,15 +21,13 @@
 #include <twobody/highdim_per_point.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/input/mma_tile.cuh>
-#include <twobody/input/simt_rows.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
+#include <twobody/input/simt_rows.cuh>
 #include <twobody/join.cuh>
 #include <twobody/join_result.cuh>
-#include <twobody/util/device_info.cuh>
-#include <twobody/util/occupancy.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/model/privatization.cuh>
 #include <twobody/nearest_neighbors.cuh>
@@ -41,8 +38,11 @@
 #include <twobody/output/registers.cuh>
 #include <twobody/per_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/progress.cuh>
 #include <twobody/reduce.cuh>
 #include <twobody/results.cuh>
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/occupancy.cuh>
 #include <twobody/value_traits.cuh>

@@ -10,17 +10,17 @@
 /// the backend those forms call (joins here return a plain vector in (i, j) order).
 #pragma once
 
-#include <twobody/util/error.cuh>
-#include <twobody/util/validate.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/emitters.cuh>
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/points.cuh>
 #include <twobody/progress.cuh>
 #include <twobody/results.cuh>
 #include <twobody/runtime_functor.cuh>
-#include <twobody/value_traits.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/util/progress_scope.cuh>
-#include <twobody/math/bin_slot.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/util/validate.cuh>
+#include <twobody/value_traits.cuh>
 
 #include <cuda/std/functional>
 

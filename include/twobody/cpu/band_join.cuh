@@ -5,10 +5,10 @@
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
-#include <twobody/math/band_keys.cuh>
-#include <twobody/emitters.cuh>
-#include <twobody/points.cuh>
 #include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/emitters.cuh>
+#include <twobody/math/band_keys.cuh>
+#include <twobody/points.cuh>
 
 #include <algorithm>
 #include <cstdint>

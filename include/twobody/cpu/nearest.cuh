@@ -6,12 +6,12 @@
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/cpu/rows.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/math/neighbor_keys.cuh>
-#include <twobody/util/validate.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
-#include <twobody/math/row_metric_kind.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/validate.cuh>
 
 #include <algorithm>
 #include <cmath>

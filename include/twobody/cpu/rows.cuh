@@ -5,10 +5,10 @@
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/math/row_exact.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/math/row_rules.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <vector>
 

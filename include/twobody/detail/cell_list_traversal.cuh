@@ -21,12 +21,12 @@
 /// same values as the tile kernels, in the same slots).
 #pragma once
 
-#include <twobody/util/config.cuh>
 #include <twobody/engine/engine.cuh>
-#include <twobody/math/tile_forms.cuh>
 #include <twobody/engine/visitors.cuh>
 #include <twobody/functors.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/config.cuh>
 
 #include <cub/block/block_scan.cuh>
 #include <cuda/std/type_traits>

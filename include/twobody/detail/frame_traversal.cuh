@@ -5,12 +5,12 @@
 /// frame changes, and the two agents (a shared-memory histogram and a count) that move their
 /// output to the frame's slot when the frame changes.
 
-#include <twobody/math/band_keys.cuh>
+#include <twobody/detail/tile_traversal.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/engine/visitors.cuh>
+#include <twobody/math/band_keys.cuh>
 #include <twobody/math/periodic_box.cuh>
 #include <twobody/math/tile_schedule.cuh>
-#include <twobody/detail/tile_traversal.cuh>
-#include <twobody/engine/visitors.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 

@@ -4,17 +4,17 @@
 /// reach, the device arrays of one launch, and chunks of frames for host arrays.
 #pragma once
 
+#include <twobody/detail/frame_traversal.cuh>
+#include <twobody/frame_set.cuh>
+#include <twobody/functors.cuh>
+#include <twobody/math/tile_schedule.cuh>
 #include <twobody/util/device_array.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/detail/frame_traversal.cuh>
 #include <twobody/util/gpu_status.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
-#include <twobody/math/tile_schedule.cuh>
 #include <twobody/util/validate.cuh>
-#include <twobody/frame_set.cuh>
-#include <twobody/functors.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda_runtime_api.h>

@@ -4,14 +4,14 @@
 /// grid traversal reads. It lives below dispatch/, which plans grid statistics over it.
 #pragma once
 
+#include <twobody/detail/grid_kernels.cuh>
+#include <twobody/math/grid_geometry.cuh>
+#include <twobody/points.cuh>
 #include <twobody/util/device_array.cuh>
 #include <twobody/util/device_buffer.cuh>
-#include <twobody/util/error.cuh>
-#include <twobody/math/grid_geometry.cuh>
-#include <twobody/detail/grid_kernels.cuh>
-#include <twobody/util/staging.cuh>
 #include <twobody/util/device_info.cuh>
-#include <twobody/points.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/staging.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

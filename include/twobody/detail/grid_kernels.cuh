@@ -1,8 +1,8 @@
 #pragma once
 
-#include <twobody/math/grid_geometry.cuh>
 #include <twobody/engine/engine.cuh>
 #include <twobody/engine/visitors.cuh>
+#include <twobody/math/grid_geometry.cuh>
 #include <twobody/math/stored_point.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>

@@ -1,15 +1,15 @@
 #pragma once
 
-#include <twobody/util/device_buffer.cuh>
-#include <twobody/engine/engine.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/engine/engine.cuh>
 #include <twobody/engine/visitors.cuh>
-#include <twobody/util/pinned_array.cuh>
 #include <twobody/join_result.cuh>
-#include <twobody/util/device_info.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/pinned_array.cuh>
 
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>

@@ -11,14 +11,14 @@
 /// position d are found by one binary search, and from there a walker steps through outputs
 /// and row ends in O(1) each.
 
-#include <twobody/math/band_keys.cuh>
-#include <twobody/util/device_buffer.cuh>
 #include <twobody/engine/engine.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/engine/visitors.cuh>
 #include <twobody/join_result.cuh>
-#include <twobody/util/device_info.cuh>
+#include <twobody/math/band_keys.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>

@@ -1,17 +1,17 @@
 #pragma once
 
-#include <twobody/util/error.cuh>
-#include <twobody/util/memo.cuh>
-#include <twobody/engine/engine.cuh>
-#include <twobody/util/runtime_kernels.cuh>
-#include <twobody/math/tile_schedule.cuh>
 #include <twobody/detail/tile_traversal.cuh>
+#include <twobody/engine/engine.cuh>
 #include <twobody/engine/visitors.cuh>
-#include <twobody/util/validate.cuh>
-#include <twobody/util/device_info.cuh>
-#include <twobody/util/occupancy.cuh>
+#include <twobody/math/tile_schedule.cuh>
 #include <twobody/points.cuh>
 #include <twobody/runtime_functor.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/memo.cuh>
+#include <twobody/util/occupancy.cuh>
+#include <twobody/util/runtime_kernels.cuh>
+#include <twobody/util/validate.cuh>
 
 #include <cuda_runtime_api.h>
 

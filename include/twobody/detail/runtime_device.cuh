@@ -8,8 +8,8 @@
 #include <twobody/binning.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/tile_traversal.cuh>
-#include <twobody/engine/visitors.cuh>
 #include <twobody/emitters.cuh>
+#include <twobody/engine/visitors.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>

@@ -8,17 +8,17 @@
 ///    self mode, whose ranges are the symmetric hull) runs on the candidates only, through the
 ///    pair engine with the candidate chunks as work units and the direct output buffer's rounds.
 
-#include <twobody/util/device_buffer.cuh>
-#include <twobody/engine/engine.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/detail/join_driver.cuh>
 #include <twobody/detail/join_kernels.cuh>
 #include <twobody/detail/key_ranges.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/engine/engine.cuh>
 #include <twobody/engine/visitors.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
 
 #include <algorithm>
 #include <string>

@@ -12,10 +12,10 @@
 /// the input was ordered (ties aside).
 #pragma once
 
-#include <twobody/util/device_buffer.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/math/tile_forms.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/warp/warp_reduce.cuh>

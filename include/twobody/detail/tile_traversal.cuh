@@ -3,13 +3,13 @@
 /// Traversals of the engine (engine.cuh) over two point sets without an index: the tile pairs
 /// of a tile schedule (every input policy that tiles), and the naive one-thread-per-point baseline.
 
-#include <twobody/util/config.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/engine/visitors.cuh>
 #include <twobody/math/periodic_box.cuh>
 #include <twobody/math/tile_forms.cuh>
 #include <twobody/math/tile_schedule.cuh>
-#include <twobody/engine/visitors.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/config.cuh>
 
 namespace twobody::detail {
 

@@ -1,11 +1,11 @@
 #pragma once
 
 #include <twobody/detail/launch.cuh>
-#include <twobody/util/memo.cuh>
-#include <twobody/math/tile_forms.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
+#include <twobody/math/tile_forms.cuh>
 #include <twobody/model/policy.cuh>
+#include <twobody/util/memo.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cstdlib>

@@ -3,14 +3,14 @@
 /// backend (GPU or CPU), and the CPU path gets arrays it can read.
 #pragma once
 
-#include <twobody/util/error.cuh>
-#include <twobody/util/gpu_status.cuh>
-#include <twobody/util/validate.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/points.cuh>
 #include <twobody/progress.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/gpu_status.cuh>
 #include <twobody/util/progress_scope.cuh>
+#include <twobody/util/validate.cuh>
 
 #include <cuda_runtime_api.h>
 

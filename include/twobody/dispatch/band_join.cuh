@@ -7,6 +7,7 @@
 
 #include <twobody/cpu/band_join.cuh>
 #include <twobody/detail/sorted_join.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/emitters.cuh>
@@ -15,7 +16,6 @@
 #include <twobody/model/join_method.cuh>
 #include <twobody/points.cuh>
 #include <twobody/util/staging.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda/std/type_traits>
 #include <cmath>

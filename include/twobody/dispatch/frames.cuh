@@ -13,6 +13,7 @@
 #include <twobody/engine/engine.cuh>
 #include <twobody/frame_set.cuh>
 #include <twobody/input/shared_tile.cuh>
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/results.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/device_info.cuh>
@@ -20,7 +21,6 @@
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 #include <algorithm>

@@ -13,6 +13,7 @@
 #include <twobody/dispatch/reduce.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/grid_options.cuh>
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/math/periodic_box.cuh>
 #include <twobody/model/privatization.cuh>
 #include <twobody/model/registry.cuh>
@@ -26,7 +27,6 @@
 #include <twobody/util/error.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

@@ -7,6 +7,7 @@
 #include <twobody/detail/grid_index.cuh>
 #include <twobody/detail/grid_kernels.cuh>
 #include <twobody/detail/join_driver.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/dispatch/grid.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/emitters.cuh>
@@ -16,7 +17,6 @@
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/points.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cuda_runtime_api.h>
 #include <algorithm>

@@ -4,14 +4,14 @@
 /// plan. The host layer plans once for all its block pairs and hands the plan in.
 #pragma once
 
+#include <twobody/detail/tile_order.cuh>
 #include <twobody/dispatch/auto_policy.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/dispatch/histogram_sample.cuh>
-#include <twobody/detail/tile_order.cuh>
-#include <twobody/util/device_info.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
+#include <twobody/util/device_info.cuh>
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>

@@ -4,21 +4,21 @@
 /// flush limits, and one launch that acts on a layout of copies and windows.
 #pragma once
 
-#include <twobody/util/error.cuh>
-#include <twobody/model/histogram_plan.cuh>
-#include <twobody/dispatch/auto_policy.cuh>
 #include <twobody/detail/cell_list_traversal.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
+#include <twobody/math/bin_slot.cuh>
+#include <twobody/model/histogram_plan.cuh>
 #include <twobody/model/policy.cuh>
-#include <twobody/util/staging.cuh>
-#include <twobody/util/validate.cuh>
-#include <twobody/util/zeroed_scratch.cuh>
 #include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/util/validate.cuh>
+#include <twobody/util/zeroed_scratch.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

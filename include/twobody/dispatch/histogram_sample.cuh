@@ -4,16 +4,16 @@
 /// update (to place a spilling pass's window where most pairs fall), and the slots of the tile
 /// pairs of points ordered into tiles (what passes over windows of the bins visit).
 
+#include <twobody/detail/tile_order.cuh>
+#include <twobody/math/bin_slot.cuh>
+#include <twobody/math/tile_forms.cuh>
+#include <twobody/model/histogram_plan.cuh>
+#include <twobody/points.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/model/histogram_plan.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
-#include <twobody/math/tile_forms.cuh>
-#include <twobody/detail/tile_order.cuh>
-#include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 #include <cuda_runtime_api.h>
 

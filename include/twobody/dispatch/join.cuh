@@ -6,13 +6,13 @@
 
 #include <twobody/cpu/backend.cuh>
 #include <twobody/detail/join_driver.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/points.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
 
 #include <cmath>
 #include <string>

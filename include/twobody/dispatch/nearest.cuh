@@ -6,21 +6,21 @@
 #pragma once
 
 #include <twobody/detail/launch.cuh>
-#include <twobody/rows/mma_nearest_traversal.cuh>
 #include <twobody/detail/nearest_candidates.cuh>
 #include <twobody/detail/nearest_point_traversal.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>
 #include <twobody/math/neighbor_keys.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/output/nearest_lists.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/rows/mma_nearest_traversal.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cub/device/device_segmented_sort.cuh>
 #include <thrust/iterator/counting_iterator.h>

@@ -4,16 +4,16 @@
 /// and the launch acts on that plan.
 #pragma once
 
-#include <twobody/dispatch/auto_policy.cuh>
-#include <twobody/util/error.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/util/staging.cuh>
-#include <twobody/util/validate.cuh>
-#include <twobody/util/zeroed_scratch.cuh>
-#include <twobody/util/device_info.cuh>
+#include <twobody/dispatch/auto_policy.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/util/validate.cuh>
+#include <twobody/util/zeroed_scratch.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda/std/type_traits>

@@ -7,18 +7,18 @@
 #include <twobody/cpu/rows.cuh>
 #include <twobody/detail/join_driver.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/rows/mma_traversal.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>
 #include <twobody/join_result.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/math/row_rules.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/rows/mma_traversal.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/type_traits>
 #include <cmath>

@@ -6,15 +6,15 @@
 
 #include <twobody/cpu/rows.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/rows/mma_sum_traversal.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/rows/mma_sum_traversal.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/pinned_array.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>

@@ -7,26 +7,26 @@
 
 #include <twobody/binning.cuh>
 #include <twobody/detail/launch.cuh>
-#include <twobody/rows/mma_traversal.cuh>
-#include <twobody/rows/row_tensor_map.cuh>
-#include <twobody/rows/simt_row_products.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/dispatch/reduce.cuh>
-#include <twobody/input/automatic.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/input/automatic.cuh>
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/output/registers.cuh>
 #include <twobody/results.cuh>
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/rows/mma_traversal.cuh>
+#include <twobody/rows/row_tensor_map.cuh>
+#include <twobody/rows/simt_row_products.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/gpu_status.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>

@@ -18,13 +18,13 @@
 #pragma once
 
 #include <twobody/band_join.cuh>
-#include <twobody/math/band_keys.cuh>
-#include <twobody/util/device_array.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/dispatch/backend.cuh>
 #include <twobody/host/out_of_core_join.cuh>
 #include <twobody/join_result.cuh>
+#include <twobody/math/band_keys.cuh>
 #include <twobody/points.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/util/device_array.cuh>
 
 #include <cuda/std/type_traits>
 

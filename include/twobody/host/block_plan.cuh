@@ -17,8 +17,8 @@
 /// and a scheduler copies at most one new block per pair.
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/error.cuh>
 
 #include <algorithm>
 #include <cmath>

@@ -28,12 +28,12 @@
 #pragma once
 
 #include <twobody/cpu/backend.cuh>
-#include <twobody/util/error.cuh>
+#include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/host/band_join.cuh>
 #include <twobody/host/block_plan.cuh>
 #include <twobody/host/out_of_core.cuh>
-#include <twobody/host/band_join.cuh>
 #include <twobody/host/out_of_core_join.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/util/error.cuh>
 
 #include <mpi.h>
 

@@ -14,14 +14,14 @@
 /// the order of addition). Progress can be reported through scale_options::progress.
 #pragma once
 
-#include <twobody/util/device_array.cuh>
-#include <twobody/util/device_buffer.cuh>
-#include <twobody/util/error.cuh>
-#include <twobody/util/pinned_array.cuh>
 #include <twobody/histogram.cuh>
 #include <twobody/host/block_plan.cuh>
 #include <twobody/points.cuh>
 #include <twobody/reduce.cuh>
+#include <twobody/util/device_array.cuh>
+#include <twobody/util/device_buffer.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/pinned_array.cuh>
 
 #include <cuda/std/functional>
 #include <cuda_runtime_api.h>

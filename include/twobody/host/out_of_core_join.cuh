@@ -13,9 +13,9 @@
 /// Self mode keeps i < j. The callback runs on the workers' threads, one call at a time.
 #pragma once
 
+#include <twobody/dispatch/as_emitter.cuh>
 #include <twobody/host/out_of_core.cuh>
 #include <twobody/join.cuh>
-#include <twobody/dispatch/as_emitter.cuh>
 
 #include <algorithm>
 #include <mutex>

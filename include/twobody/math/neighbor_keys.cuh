@@ -6,9 +6,9 @@
 /// for similarities (dot_product, cosine_similarity: larger is nearer), so that smaller is
 /// nearer everywhere. An empty slot is ~0, above every entry (a memset of 0xff bytes).
 
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/results.cuh>
 #include <twobody/row_metrics.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/bit>
 #include <cuda/std/limits>

@@ -17,9 +17,9 @@
 /// A NaN coordinate makes the value NaN (never within a threshold, counted as outside a
 /// histogram's bins).
 
+#include <twobody/math/row_metric_kind.cuh>
 #include <twobody/row_metrics.cuh>
 #include <twobody/rows.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cmath>
 #include <cstdint>

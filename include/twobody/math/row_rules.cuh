@@ -14,8 +14,8 @@
 #include <twobody/binning.cuh>
 #include <twobody/functors.cuh>
 #include <twobody/join_result.cuh>
-#include <twobody/row_metrics.cuh>
 #include <twobody/math/row_metric_kind.cuh>
+#include <twobody/row_metrics.cuh>
 
 #include <cuda/std/limits>
 

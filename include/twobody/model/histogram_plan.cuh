@@ -1,7 +1,7 @@
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/math/pass_windows.cuh>
+#include <twobody/util/error.cuh>
 
 #include <algorithm>
 #include <cstddef>

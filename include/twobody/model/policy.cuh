@@ -14,15 +14,15 @@
 /// 0 keeps histograms off thread-block clusters, 1..16 forces clusters of that many blocks).
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/model/histogram_plan.cuh>
 #include <twobody/model/plan.cuh>
-#include <twobody/util/memo.cuh>
-#include <twobody/util/device_info.cuh>
-#include <twobody/util/occupancy.cuh>
 #include <twobody/model/privatization.cuh>
 #include <twobody/model/registry.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/device_info.cuh>
+#include <twobody/util/error.cuh>
+#include <twobody/util/memo.cuh>
+#include <twobody/util/occupancy.cuh>
 
 #include <algorithm>
 #include <cstdlib>

@@ -15,8 +15,8 @@
 /// 32 banks whatever the number of bins.
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/model/histogram_plan.cuh>
+#include <twobody/util/error.cuh>
 #include <twobody/util/occupancy.cuh>
 
 #include <algorithm>

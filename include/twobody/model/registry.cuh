@@ -13,12 +13,13 @@
 #pragma once
 
 #include <twobody/input/mma_tile.cuh>
-#include <twobody/input/simt_rows.cuh>
 #include <twobody/input/naive.cuh>
 #include <twobody/input/readonly_tile.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/input/shuffle_tile.cuh>
+#include <twobody/input/simt_rows.cuh>
 #include <twobody/model/policy_kinds.cuh>
+#include <twobody/model/privatization.cuh>
 #include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/direct_output_buffer.cuh>
 #include <twobody/output/global_atomics.cuh>
@@ -26,7 +27,6 @@
 #include <twobody/output/per_point.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/output/registers.cuh>
-#include <twobody/model/privatization.cuh>
 
 #include <cuda/std/type_traits>
 

@@ -4,10 +4,10 @@
 /// the same bins. For comparison, and for histograms far larger than shared memory.
 #pragma once
 
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 namespace twobody {
 namespace output {

@@ -11,10 +11,10 @@
 /// (one atomic per 32 x PointsPerThread pairs).
 #pragma once
 
-#include <twobody/util/last_block.cuh>
-#include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/last_block.cuh>
+#include <twobody/util/split_grid_barrier.cuh>
 
 namespace twobody {
 namespace output {

@@ -19,14 +19,14 @@
 /// to the global result (one global atomic each).
 #pragma once
 
-#include <twobody/util/last_block.cuh>
+#include <twobody/math/bin_slot.cuh>
 #include <twobody/math/pass_windows.cuh>
-#include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/math/tile_forms.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/last_block.cuh>
+#include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/value_traits.cuh>
-#include <twobody/math/bin_slot.cuh>
 
 namespace twobody {
 namespace output {

@@ -11,10 +11,10 @@
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
 
-#include <twobody/util/last_block.cuh>
-#include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/last_block.cuh>
+#include <twobody/util/split_grid_barrier.cuh>
 
 #include <cub/block/block_reduce.cuh>
 #include <cuda/std/functional>

@@ -2,8 +2,8 @@
 /// \brief The tensor-core traversal of k nearest neighbours of rows (output::nearest_lists).
 #pragma once
 
-#include <twobody/rows/mma_traversal.cuh>
 #include <twobody/math/neighbor_keys.cuh>
+#include <twobody/rows/mma_traversal.cuh>
 
 #include <cstdint>
 

@@ -11,8 +11,8 @@
 /// A pair whose approximate value is not finite is recomputed exactly by a warp (row_exact.cuh),
 /// so NaN and infinite coordinates give the same sums as on the CPU backend.
 
-#include <twobody/rows/mma_traversal.cuh>
 #include <twobody/math/row_rules.cuh>
+#include <twobody/rows/mma_traversal.cuh>
 
 namespace twobody::detail {
 

@@ -13,11 +13,11 @@
 #include <twobody/math/row_exact.cuh>
 #include <twobody/math/row_rules.cuh>
 #include <twobody/math/tile_schedule.cuh>
+#include <twobody/rows.cuh>
 #include <twobody/rows/mma_products.cuh>
 #include <twobody/rows/pending.cuh>
 #include <twobody/rows/row_terms.cuh>
 #include <twobody/rows/tile_pair.cuh>
-#include <twobody/rows.cuh>
 #include <twobody/util/config.cuh>
 
 #include <cuda/std/type_traits>

@@ -14,9 +14,9 @@
 /// there is no map, and products_wgmma stages with cp.async. The map lives in device memory: the
 /// kernels' parameters hold only its address.
 
+#include <twobody/points.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/points.cuh>
 
 #include <cuda.h>  // CUtensorMap and its enums (types only)
 #include <cudaTypedefs.h>

@@ -38,12 +38,12 @@
 ///  - cosines: rho + 2^-20 (vectors with |a| |b| < 2^-60 are always recomputed);
 /// and the whole margin is multiplied by 1.25. NaN and infinite values are never certain. The
 
-#include <twobody/math/row_exact.cuh>
-#include <twobody/math/row_rules.cuh>
 #include <twobody/input/mma_tile.cuh>
+#include <twobody/math/row_exact.cuh>
+#include <twobody/math/row_metric_kind.cuh>
+#include <twobody/math/row_rules.cuh>
 #include <twobody/points.cuh>
 #include <twobody/rows.cuh>
-#include <twobody/math/row_metric_kind.cuh>
 
 #include <cuda/std/type_traits>
 

@@ -21,8 +21,8 @@
 /// sums stay normal floats; a row with any other element has NaN terms (prepare_rows_kernel),
 /// so each of its pairs is recomputed exactly.
 
-#include <twobody/rows/tile_pair.cuh>
 #include <twobody/input/simt_rows.cuh>
+#include <twobody/rows/tile_pair.cuh>
 
 #include <cstdint>
 

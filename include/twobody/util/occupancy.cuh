@@ -7,8 +7,8 @@
 /// (checked by tests/test_gpu_model.cu).
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/util/device_info.cuh>
+#include <twobody/util/error.cuh>
 
 #include <algorithm>
 #include <cstddef>

@@ -1,8 +1,8 @@
 #pragma once
 
+#include <twobody/points.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/points.cuh>
 
 #include <cuda_runtime_api.h>
 

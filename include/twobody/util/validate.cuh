@@ -2,9 +2,9 @@
 /// \brief The checks every statistic runs on a pair set before any work, on every backend.
 #pragma once
 
-#include <twobody/util/error.cuh>
 #include <twobody/points.cuh>
 #include <twobody/rows.cuh>
+#include <twobody/util/error.cuh>
 
 #include <string>
 
