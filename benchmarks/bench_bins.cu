@@ -118,7 +118,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
                                                      decltype(prob.bins), unsigned long long>;
       plan = twobody::model::choose_cluster_layout(twobody::detail::histogram_problem<unsigned int, decltype(prob.f)>(pairs0, static_cast<int>(slots)),
                                                    twobody::device_info::get(),
-                                                   twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::cluster_privatized), cluster, copies);
+                                                   twobody::detail::candidate_of<Input, kernel>(twobody::output::cluster_privatized::kind), cluster, copies);
     }
     twobody::detail::privatized_plan windows;  // path::passes: one copy in `cluster` equal windows; path::spill
     double spilled_share = 0.0, spilled_slots = 0.0;
@@ -143,7 +143,7 @@ void bench_bins(benchmark::State& state, Problem prob, path which, int cluster =
       if constexpr (has_forms) {
         // The layout and predicted time of model::choose_ordered_passes for these passes.
         twobody::problem const p = twobody::detail::histogram_problem<unsigned, F>(pairs0, static_cast<int>(slots));
-        twobody::input_candidate const c = twobody::detail::candidate_of<Input, kernel>(twobody::output_kind::warp_privatized);
+        twobody::input_candidate const c = twobody::detail::candidate_of<Input, kernel>(twobody::output::warp_privatized::kind);
         windows        = twobody::model::ordered_passes_layout(p, twobody::device_info::get(), c, std::max(1, copies), blocks);
         windows.passes = std::max(windows.passes, cluster);
         auto const sample = twobody::detail::ordered_passes_sample(pairs0, prob.f, prob.bins, c, 0);

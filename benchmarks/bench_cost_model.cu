@@ -66,7 +66,7 @@ void bench_sdh(benchmark::State& state, int bins, int copies)
       auto const plan = twobody::plan_histogram(twobody::self_pairs(data[0]), twobody::squared_euclidean{}, b);
       state.counters["copies"]            = plan.copies;
       state.counters["points_per_thread"] = plan.input.points_per_thread;
-      state.counters["shuffle"]           = plan.input.input == twobody::input_kind::shuffle_tile ? 1 : 0;
+      state.counters["shuffle"]           = plan.input.input == twobody::input::shuffle_tile<>::kind ? 1 : 0;
       state.counters["predicted_s"]       = plan.predicted_seconds;
       state.SetLabel(plan.to_string());
     } else {

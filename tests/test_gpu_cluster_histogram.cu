@@ -194,7 +194,7 @@ TEST(GpuClusterHistogram, WeightedPeriodicAndTwoDimensional)
 }
 
 // The one-call form plans clusters only where the model predicts them faster: on the H100 the
-// remote updates make them slower than passes over windows (see model::h100_cluster), so it
+// remote updates make them slower than passes over windows (see policy::h100_cluster), so it
 // keeps them off; TWOBODY_POLICY=cluster=N forces them, and the counts stay the CPU backend's.
 TEST(GpuClusterHistogram, OneCallPlansClustersOnlyWhereFaster)
 {
@@ -205,7 +205,7 @@ TEST(GpuClusterHistogram, OneCallPlansClustersOnlyWhereFaster)
   int const nbins  = 150000;  // scale 12.5: values at 12.5 x + 6.25, off the edges
   auto const want  = reference(pair_mode::self, ha, ha, nbins);
   policy_plan const plan = plan_histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
-  EXPECT_EQ(plan.output, output_kind::warp_privatized) << plan;
+  EXPECT_EQ(plan.output, output::warp_privatized::kind) << plan;
   EXPECT_TRUE(plan.passes > 1 || plan.spill) << plan;
   auto r = histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
   r.counts.push_back(r.outside);
@@ -215,7 +215,7 @@ TEST(GpuClusterHistogram, OneCallPlansClustersOnlyWhereFaster)
     policy_plan const forced = plan_histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
     auto rf                  = histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
     unsetenv("TWOBODY_POLICY");
-    EXPECT_EQ(forced.output, output_kind::cluster_privatized) << forced;
+    EXPECT_EQ(forced.output, output::cluster_privatized::kind) << forced;
     EXPECT_TRUE(forced.forced);
     rf.counts.push_back(rf.outside);
     EXPECT_EQ(rf.counts, want) << force;
@@ -234,7 +234,7 @@ TEST(GpuClusterHistogram, OneCallTakesGlobalAtomicsForHugeHistograms)
   for (pair_mode m : {pair_mode::self, pair_mode::cross}) {
     auto const pairs = tbt::make_pairs(m, a.view(), b.view());
     policy_plan const plan = plan_histogram(pairs, squared_euclidean{}, bins_of<float>(nbins));
-    EXPECT_TRUE(plan.output == output_kind::global_atomics || plan.spill) << plan;
+    EXPECT_TRUE(plan.output == output::global_atomics::kind || plan.spill) << plan;
     auto counts = tbt::poisoned<unsigned long long>(nbins + 1);
     histogram(pairs, squared_euclidean{}, bins_of<float>(nbins), thrust::raw_pointer_cast(counts.data()));
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -110,11 +110,11 @@ TEST(GpuModel, OneCallHistogramRunsEveryForcedPlanCorrectly)
     return plan;
   };
   policy_plan const free = run(nullptr);
-  EXPECT_EQ(free.output, output_kind::warp_privatized);
+  EXPECT_EQ(free.output, output::warp_privatized::kind);
   EXPECT_FALSE(free.forced);
   EXPECT_EQ(run("copies=1").copies, 1);
   EXPECT_EQ(run("copies=4").copies, 4);
-  EXPECT_EQ(run("input=shuffle_tile").input.input, input_kind::shuffle_tile);
+  EXPECT_EQ(run("input=shuffle_tile").input.input, input::shuffle_tile<>::kind);
   EXPECT_EQ(run("points_per_thread=8").input.points_per_thread, 8);
   EXPECT_EQ(run("points_per_thread=4,copies=16").input.points_per_thread, 4);
   {
@@ -156,7 +156,7 @@ TEST(GpuModel, OneCallChoosesTilesBySizeAndStaysCorrect)
     std::vector<float> want(n);
     cpu::sum_per_point(cross_pairs(ha.view(), hb.view()), within_radius(6.f), want.data());
     policy_plan const plan = plan_sum_per_point(cross_pairs(a.view(), b.view()), within_radius(6.f));
-    EXPECT_EQ(plan.output, output_kind::per_point_sum);
+    EXPECT_EQ(plan.output, output::per_point_sum::kind);
     auto got = tbt::poisoned<float>(n);
     sum_per_point(cross_pairs(a.view(), b.view()), within_radius(6.f), thrust::raw_pointer_cast(got.data()));
     thrust::host_vector<float> g = got;

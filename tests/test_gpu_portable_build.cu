@@ -47,7 +47,7 @@ TEST(GpuPortableBuild, HistogramsMatchTheCpuBackendWithoutClusters)
     EXPECT_EQ(gpu.counts, cpu.counts) << bins << " bins";
     EXPECT_EQ(gpu.outside, cpu.outside) << bins << " bins";
     auto const plan = plan_histogram(self_pairs(d.view()), squared_euclidean{}, b);
-    EXPECT_NE(plan.output, output_kind::cluster_privatized) << bins << " bins: " << plan.reason;
+    EXPECT_NE(plan.output, output::cluster_privatized::kind) << bins << " bins: " << plan.reason;
   }
   // The largest tile of double points, in dynamic shared memory.
   auto counts = tbt::poisoned<unsigned long long>(4097);

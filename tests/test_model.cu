@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 using namespace twobody;
 
@@ -30,8 +31,8 @@ input_candidate spill_candidate(problem const& p, int points_per_thread)
   input_candidate c;
   c.points_per_thread = 0;
   for (auto const& d : default_candidates(p)) {
-    if (d.input == input_kind::shared_tile && d.block_threads == 256 && d.points_per_thread == points_per_thread &&
-        d.histogram_output == output_kind::warp_privatized) {
+    if (d.input == input::shared_tile<>::kind && d.block_threads == 256 && d.points_per_thread == points_per_thread &&
+        d.histogram_output == output::warp_privatized::kind) {
       c = d;
     }
   }
@@ -236,16 +237,16 @@ TEST_F(no_policy_env, DecisionTreeFamilies)
   device_info const h = device_info::h100_sxm();
   // Type I: registers.
   policy_plan p = choose_policy(problem::reduction_of(pair_mode::self, 1 << 20, 1 << 20, 8), h);
-  EXPECT_EQ(p.output, output_kind::registers);
-  EXPECT_EQ(p.input.input, input_kind::shared_tile);
+  EXPECT_EQ(p.output, output::registers::kind);
+  EXPECT_EQ(p.input.input, input::shared_tile<>::kind);
   EXPECT_THROW(choose_policy(problem::reduction_of(pair_mode::self, 1 << 20, 1 << 20, 32), h), twobody::error);
   // Type III (unknown size): direct output buffer.
   problem join = problem::reduction_of(pair_mode::self, 1 << 20, 1 << 20, -1);
   join.kind    = statistic_kind::pair_list;
-  EXPECT_EQ(choose_policy(join, h).output, output_kind::direct_output_buffer);
+  EXPECT_EQ(choose_policy(join, h).output, output::direct_output_buffer<>::kind);
   // Type II: privatized copies, and a printable plan.
   p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257), h);
-  EXPECT_EQ(p.output, output_kind::warp_privatized);
+  EXPECT_EQ(p.output, output::warp_privatized::kind);
   EXPECT_NE(p.to_string().find("warp_privatized{"), std::string::npos);
   EXPECT_GT(p.predicted_seconds, 0.0);
 }
@@ -357,7 +358,7 @@ TEST_F(no_policy_env, SmallSharedMemoryGpuTakesFewerCopies)
   device_info const t4 = device_info::t4();
   // 64 KiB per SM: 257 slots x 32 copies (33 KB) next to a 32 KB tile would not fit twice.
   policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 257), t4);
-  EXPECT_EQ(p.output, output_kind::warp_privatized);
+  EXPECT_EQ(p.output, output::warp_privatized::kind);
   EXPECT_LT(p.copies, 32);
   EXPECT_GE(p.occ.blocks_per_sm, 1);
   // 4097 slots x 4 B = 16 KB per copy: one copy next to the tile, or the shuffle tile with more.
@@ -379,7 +380,7 @@ TEST_F(no_policy_env, EnvironmentForcesAPolicy)
   {
     scoped_policy env("input=shuffle_tile,copies=4");
     policy_plan const p = choose_policy(sdh, h);
-    EXPECT_EQ(p.input.input, input_kind::shuffle_tile);
+    EXPECT_EQ(p.input.input, input::shuffle_tile<>::kind);
     EXPECT_EQ(p.copies, 4);
   }
   {
@@ -405,14 +406,14 @@ TEST_F(no_policy_env, EnvironmentForcesAPolicy)
   {
     scoped_policy env("copies=32");  // ... but over the shared memory of a cluster they do
     policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 4097), h);
-    EXPECT_EQ(p.output, output_kind::cluster_privatized);
+    EXPECT_EQ(p.output, output::cluster_privatized::kind);
     EXPECT_EQ(p.copies, 32);
     EXPECT_GE(p.cluster, 2);
   }
   {
     scoped_policy env("cluster=8");
     policy_plan const p = choose_policy(sdh, h);
-    EXPECT_EQ(p.output, output_kind::cluster_privatized);
+    EXPECT_EQ(p.output, output::cluster_privatized::kind);
     EXPECT_EQ(p.cluster, 8);
     EXPECT_NE(p.to_string().find("cluster_privatized{8 blocks"), std::string::npos) << p;
     EXPECT_THROW(choose_policy(sdh, device_info::t4()), twobody::error);  // no clusters before sm_90
@@ -474,10 +475,10 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   EXPECT_EQ(names(default_candidates(problem::reduction_of(pair_mode::self, 1000, 1000, 8))),
             (std::vector<std::string>{"shared_tile<256, 4>", "shared_tile<256, 1, groups 2>", "shared_tile<32, 1>"}));
   // Names and TWOBODY_POLICY inputs come from the same entries.
-  EXPECT_STREQ(to_string(input_kind::shuffle_tile), "shuffle_tile");
-  EXPECT_EQ(model::parse_policy_override("input=readonly_tile").input, input_kind::readonly_tile);
+  EXPECT_STREQ(to_string(input::shuffle_tile<>::kind), "shuffle_tile");
+  EXPECT_EQ(model::parse_policy_override("input=readonly_tile").input, input::readonly_tile<>::kind);
   constexpr input_kind shared_kind = input::shared_tile<128, 2>::kind;
-  EXPECT_EQ(shared_kind, input_kind::shared_tile);
+  EXPECT_EQ(shared_kind, input::shared_tile<>::kind);
   try {
     (void)model::parse_policy_override("input=tensor_core");
     FAIL() << "an unknown input was accepted";
@@ -486,33 +487,42 @@ TEST(Registry, OneCallInputsAndDefaultCandidatesComeFromTheRegistry)
   }
 }
 
-// Each output policy is described once: its entry names its type, whose `kind` is the entry's,
-// and the names printed in plans come from the types.
+// Each output policy describes itself (its kind, the statistics it serves, whether the model
+// chooses it) and is listed once; plans name policies by their kinds, so no two families of the
+// lists share a name.
 TEST(Registry, OutputPoliciesAreRegisteredOnce)
 {
   using namespace twobody;
   int entries = 0, chosen = 0;
   unsigned served = 0;
+  std::set<std::string> kinds;
   model::for_each_output([&](auto e) {
-    using entry = decltype(e);
+    using output_policy = decltype(e);
     ++entries;
-    chosen += entry::chosen_by_model ? 1 : 0;
-    served |= entry::statistics;
-    EXPECT_STRNE(to_string(entry::type::kind), "?");
+    chosen += output_policy::chosen_by_model ? 1 : 0;
+    served |= output_policy::statistics;
+    EXPECT_TRUE(kinds.insert(to_string(output_policy::kind)).second) << "two outputs named " << to_string(output_policy::kind);
   });
+  std::set<std::string> inputs;
+  model::for_each_input([&](auto family) {
+    EXPECT_TRUE(inputs.insert(decltype(family)::name).second) << "two input families named " << decltype(family)::name;
+    using shape = typename decltype(family)::template type<256, 4>;
+    EXPECT_EQ(decltype(family)::kind, shape::kind);
+  });
+  EXPECT_EQ(inputs.size(), 6u);
   EXPECT_EQ(entries, 9);
   EXPECT_EQ(chosen, 7);  // all but block_privatized and two_pass (baselines)
-  EXPECT_EQ(served, model::serves(statistic_kind::reduction) | model::serves(statistic_kind::histogram) |
-                      model::serves(statistic_kind::per_point) | model::serves(statistic_kind::pair_list) |
-                      model::serves(statistic_kind::nearest));
-  static_assert(output::warp_privatized::kind == output_kind::warp_privatized);
-  static_assert(output::direct_output_buffer<64, output::page_owner::warp>::kind == output_kind::direct_output_buffer);
-  EXPECT_STREQ(to_string(output_kind::warp_privatized), "warp_privatized");
-  EXPECT_STREQ(to_string(output_kind::global_atomics), "global_atomics");
-  EXPECT_STREQ(to_string(output_kind::direct_output_buffer), "direct_output_buffer");
-  EXPECT_STREQ(to_string(output_kind::two_pass), "two_pass");
-  EXPECT_STREQ(to_string(output_kind::cluster_privatized), "cluster_privatized");
-  EXPECT_STREQ(to_string(output_kind::nearest_lists), "nearest_lists");
+  EXPECT_EQ(served, serves(statistic_kind::reduction) | serves(statistic_kind::histogram) |
+                      serves(statistic_kind::per_point) | serves(statistic_kind::pair_list) |
+                      serves(statistic_kind::nearest));
+  static_assert(output::warp_privatized::kind != output::block_privatized::kind);
+  static_assert(output::direct_output_buffer<64, output::page_owner::warp>::kind == output::direct_output_buffer<>::kind);
+  EXPECT_STREQ(to_string(output::warp_privatized::kind), "warp_privatized");
+  EXPECT_STREQ(to_string(output::global_atomics::kind), "global_atomics");
+  EXPECT_STREQ(to_string(output::direct_output_buffer<>::kind), "direct_output_buffer");
+  EXPECT_STREQ(to_string(output::two_pass::kind), "two_pass");
+  EXPECT_STREQ(to_string(output::cluster_privatized::kind), "cluster_privatized");
+  EXPECT_STREQ(to_string(output::nearest_lists::kind), "nearest_lists");
 }
 
 // The cluster-shared histogram's host arithmetic: the slot -> (owner, local) division, the
@@ -552,13 +562,13 @@ TEST(ClusterHistogram, LayoutsFitTheClusterAndSplitIntoEqualWindows)
 TEST_F(no_policy_env, ClusterModelFollowsTheMeasuredCosts)
 {
   device_info const h = device_info::h100_sxm();
-  privatization_constants const k{6.307e-11, model::h100_c_lp, model::h100_saturation};
+  privatization_constants const k{6.307e-11, policy::h100_c_lp, policy::h100_saturation};
   // Remote updates cost more the more blocks share the histogram; one block pays the local factor only.
-  double const l1 = model::cluster_latency(4097, 1, 1, k, model::h100_cluster);
-  EXPECT_NEAR(l1, model::h100_cluster.local_factor * model::privatized_latency(4097, 1, k), 1e-15);
+  double const l1 = model::cluster_latency(4097, 1, 1, k, policy::h100_cluster);
+  EXPECT_NEAR(l1, policy::h100_cluster.local_factor * model::privatized_latency(4097, 1, k), 1e-15);
   double prev = l1;
   for (int c : {2, 4, 8, 16}) {
-    double const l = model::cluster_latency(4097, c, 1, k, model::h100_cluster);
+    double const l = model::cluster_latency(4097, c, 1, k, policy::h100_cluster);
     EXPECT_GT(l, prev) << c;
     prev = l;
   }
@@ -569,10 +579,10 @@ TEST_F(no_policy_env, ClusterModelFollowsTheMeasuredCosts)
   // over windows, and global atomics past about 400 k bins, measured faster).
   for (int slots : {4097, 65537, 262145, 1048577}) {
     policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h);
-    EXPECT_NE(p.output, output_kind::cluster_privatized) << slots << ": " << p;
-    input_candidate c{input_kind::shuffle_tile, 256, 4, 96, 0, output_kind::cluster_privatized};
+    EXPECT_NE(p.output, output::cluster_privatized::kind) << slots << ": " << p;
+    input_candidate c{input::shuffle_tile<>::kind, 256, 4, 96, 0, output::cluster_privatized::kind};
     policy_plan const forced = model::choose_cluster_layout(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, slots), h, c);
-    EXPECT_EQ(forced.output, output_kind::cluster_privatized);
+    EXPECT_EQ(forced.output, output::cluster_privatized::kind);
     EXPECT_GT(forced.predicted_seconds, p.predicted_seconds) << slots;
     EXPECT_LE(forced.dynamic_smem, h.smem_per_block_optin);
   }
@@ -593,19 +603,19 @@ TEST_F(no_policy_env, PredictionsFollowTheMeasuredBinsSweep)
     output_kind output;
     double measured_s;
   };
-  for (row const r : {row{4096, output_kind::warp_privatized, 0.2474}, row{8192, output_kind::warp_privatized, 0.2551},
-                      row{16384, output_kind::warp_privatized, 0.2592}, row{32768, output_kind::warp_privatized, 0.2886},
-                      row{65536, output_kind::warp_privatized, 0.745}, row{262144, output_kind::warp_privatized, 1.891},
-                      row{1048576, output_kind::global_atomics, 6.054}}) {
+  for (row const r : {row{4096, output::warp_privatized::kind, 0.2474}, row{8192, output::warp_privatized::kind, 0.2551},
+                      row{16384, output::warp_privatized::kind, 0.2592}, row{32768, output::warp_privatized::kind, 0.2886},
+                      row{65536, output::warp_privatized::kind, 0.745}, row{262144, output::warp_privatized::kind, 1.891},
+                      row{1048576, output::global_atomics::kind, 6.054}}) {
     policy_plan const p = choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, r.bins + 1), h);
     EXPECT_EQ(p.output, r.output) << r.bins << ": " << p;
     EXPECT_NEAR(p.predicted_seconds / r.measured_s, 1.0, 0.25) << r.bins << ": " << p;
   }
   // Global atomics only where the bins are many: the passes win below about 800 k.
   EXPECT_EQ(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 600001), h).output,
-            output_kind::warp_privatized);
+            output::warp_privatized::kind);
   EXPECT_EQ(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 1000001), h).output,
-            output_kind::global_atomics);
+            output::global_atomics::kind);
   EXPECT_NE(choose_policy(problem::histogram_of(pair_mode::self, 1 << 20, 1 << 20, 1000001), h).to_string().find("global"),
             std::string::npos);
 }
@@ -799,7 +809,7 @@ TEST_F(no_policy_env, OrderedPassesTakeTheWindowsThatHoldTheTilePairs)
   };
   policy_plan const fit = twobody::model::choose_ordered_passes(p, h, c, whole_from_5);
   EXPECT_GE(fit.passes, 5);
-  EXPECT_EQ(fit.output, output_kind::warp_privatized);
+  EXPECT_EQ(fit.output, output::warp_privatized::kind);
   EXPECT_LE(fit.dynamic_smem * fit.occ.blocks_per_sm, h.smem_per_sm);
   EXPECT_GE(static_cast<long long>(fit.window) * fit.passes, p.slots);
   auto const never_whole = [](twobody::detail::pass_windows const& w) { return twobody::detail::pass_visits{0.0, double(w.passes)}; };

@@ -21,7 +21,7 @@ struct input_list {
 
 /// The cost model's view of one compiled kernel: its input shape and real resources.
 template <class Input, class Kernel>
-input_candidate candidate_of(output_kind histogram_output = output_kind::warp_privatized)
+input_candidate candidate_of(output_kind histogram_output = output::warp_privatized::kind)
 {
   kernel_resources const r = Kernel::resources();
   return {Input::kind,      Input::block_threads,   Input::points_per_thread,     r.regs_per_thread, r.static_smem,
@@ -31,7 +31,7 @@ input_candidate candidate_of(output_kind histogram_output = output_kind::warp_pr
 /// Candidates of every input of `List`; KernelOf<Input> names the kernel that input runs (for
 /// histograms, with the output `histogram_output`).
 template <template <class> class KernelOf, class... Inputs>
-std::vector<input_candidate> candidates_of(input_list<Inputs...>, output_kind histogram_output = output_kind::warp_privatized)
+std::vector<input_candidate> candidates_of(input_list<Inputs...>, output_kind histogram_output = output::warp_privatized::kind)
 {
   (KernelOf<Inputs>::announce(), ...);  // a run-time functor's candidates compile in one program
   return {candidate_of<Inputs, KernelOf<Inputs>>(histogram_output)...};
@@ -89,27 +89,27 @@ struct concat_inputs<input_list<A...>, input_list<B...>, Rest...> {
 };
 
 /// The input policy of one registered shape, if it serves `Use` for points of ValueBytes x Dims.
-template <class Entry, class Shape, unsigned Use, int ValueBytes, int Dims>
+template <class Family, class Shape, unsigned Use, int ValueBytes, int Dims>
 using shape_input =
   cuda::std::conditional_t<(Shape::uses & Use) != 0 &&
-                             model::fits(Shape::fit, ValueBytes, Dims),
-                           input_list<typename Entry::template type<Shape::block_threads, Shape::points_per_thread,
+                             policy::fits(Shape::fit, ValueBytes, Dims),
+                           input_list<typename Family::template type<Shape::block_threads, Shape::points_per_thread,
                                                                     Shape::column_groups>>,
                            input_list<>>;
 
-template <class Entry, class Shapes, unsigned Use, int ValueBytes, int Dims>
-struct entry_inputs;
-template <class Entry, class... S, unsigned Use, int ValueBytes, int Dims>
-struct entry_inputs<Entry, model::shape_list<S...>, Use, ValueBytes, Dims> {
-  using type = typename concat_inputs<shape_input<Entry, S, Use, ValueBytes, Dims>...>::type;
+template <class Family, class Shapes, unsigned Use, int ValueBytes, int Dims>
+struct family_inputs;
+template <class Family, class... S, unsigned Use, int ValueBytes, int Dims>
+struct family_inputs<Family, policy::shape_list<S...>, Use, ValueBytes, Dims> {
+  using type = typename concat_inputs<shape_input<Family, S, Use, ValueBytes, Dims>...>::type;
 };
 
 template <class Kinds, unsigned Use, int ValueBytes, int Dims>
 struct registry_inputs;
-template <input_kind... K, unsigned Use, int ValueBytes, int Dims>
-struct registry_inputs<model::input_kinds<K...>, Use, ValueBytes, Dims> {
-  using type = typename concat_inputs<
-    typename entry_inputs<model::input_entry<K>, typename model::input_entry<K>::one_call, Use, ValueBytes, Dims>::type...>::type;
+template <class... Families, unsigned Use, int ValueBytes, int Dims>
+struct registry_inputs<model::policy_list<Families...>, Use, ValueBytes, Dims> {
+  using type =
+    typename concat_inputs<typename family_inputs<Families, typename Families::one_call, Use, ValueBytes, Dims>::type...>::type;
 };
 
 /// The input policies a one-call form compiles for `Points`: every shape the registry
@@ -120,28 +120,28 @@ using one_call_inputs = typename registry_inputs<model::registered_inputs, Use,
                                                  static_cast<int>(sizeof(typename Points::value_type)), Points::dims>::type;
 
 template <class Points>
-using histogram_inputs = one_call_inputs<model::for_histogram, Points>;
+using histogram_inputs = one_call_inputs<policy::for_histogram, Points>;
 
 /// The inputs the one-call histogram compiles a cluster-shared kernel for (sm_90+).
 template <class Points>
-using cluster_histogram_inputs = one_call_inputs<model::for_cluster_histogram, Points>;
+using cluster_histogram_inputs = one_call_inputs<policy::for_cluster_histogram, Points>;
 
 /// The inputs the one-call histogram compiles a global-atomics kernel for.
 template <class Points>
-using global_histogram_inputs = one_call_inputs<model::for_global_histogram, Points>;
+using global_histogram_inputs = one_call_inputs<policy::for_global_histogram, Points>;
 
 /// The inputs the one-call histogram compiles a spilling kernel for (a window of the bins in
 /// shared memory, the others to global atomics; histograms past shared memory).
 template <class Points>
-using spill_histogram_inputs = one_call_inputs<model::for_spill_histogram, Points>;
+using spill_histogram_inputs = one_call_inputs<policy::for_spill_histogram, Points>;
 
 /// The inputs the one-call histogram compiles passes over spread windows of ordered points for
 /// (dispatch/histogram.cuh: functors and bin maps with slot bounds from the tiles' boxes).
 template <class Points>
-using ordered_passes_inputs = one_call_inputs<model::for_ordered_passes, Points>;
+using ordered_passes_inputs = one_call_inputs<policy::for_ordered_passes, Points>;
 
 template <class Points>
-using per_point_inputs = one_call_inputs<model::for_per_point, Points>;
+using per_point_inputs = one_call_inputs<policy::for_per_point, Points>;
 
 /// The problem of a histogram of `slots` shared counters of type Counter over `pairs`, with the
 /// pair cost of functor F (relative_pair_cost; 1 for F = void).

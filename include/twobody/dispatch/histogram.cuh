@@ -39,8 +39,8 @@ template <class Kernels, class Points, class F, class Binning>
 policy_plan with_spill_considered(pair_set<Points> const& pairs, F const& f, Binning const& bins, problem const& p,
                                   policy_plan const& plan, cudaStream_t stream)
 {
-  bool const past_shared = (plan.output == output_kind::warp_privatized && plan.passes > 1) ||
-                           plan.output == output_kind::global_atomics;
+  bool const past_shared = (plan.output == output::warp_privatized::kind && plan.passes > 1) ||
+                           plan.output == output::global_atomics::kind;
   // Shapes without data (the host layer plans a block pair's shape) have nothing to sample.
   bool const has_data = pairs.a.coords[0] != nullptr && pairs.b.coords[0] != nullptr;
   if (!past_shared || !has_data || plan.forced || pairs.count() == 0 || active_runtime_source() != nullptr ||
@@ -86,7 +86,7 @@ int ordered_sub_tiles(int passes)
 /// per pass), without column groups.
 inline bool takes_ordered_passes(input_candidate const& c)
 {
-  return c.input == input_kind::shared_tile && c.column_groups == 1 && c.tile_points() >= 1024;
+  return c.input == input::shared_tile<>::kind && c.column_groups == 1 && c.tile_points() >= 1024;
 }
 
 /// The planner's sample of the slots of the tile pairs (and sub-tile pairs, which its kernels
@@ -116,8 +116,8 @@ template <class Kernels, class Points, class F, class Binning>
 policy_plan with_ordered_passes_considered(pair_set<Points> const& pairs, F const& f, Binning const& bins, problem const& p,
                                            policy_plan const& plan, cudaStream_t stream)
 {
-  bool const past_shared = plan.spill || plan.output == output_kind::global_atomics || plan.passes > 1 ||
-                           (plan.output == output_kind::cluster_privatized);
+  bool const past_shared = plan.spill || plan.output == output::global_atomics::kind || plan.passes > 1 ||
+                           (plan.output == output::cluster_privatized::kind);
   bool const has_data = pairs.a.coords[0] != nullptr && pairs.b.coords[0] != nullptr;
   if (!past_shared || !has_data || plan.forced || pairs.count() == 0 || active_runtime_source() != nullptr ||
       stream_capturing(stream)) {
@@ -151,9 +151,9 @@ policy_plan plan_histogram_of(pair_set<Points> const& pairs, F const& f, Binning
     auto add = [&](std::vector<input_candidate> const& more) { candidates.insert(candidates.end(), more.begin(), more.end()); };
     if (device_info::get().cc_major >= 9) {  // thread-block clusters
       add(detail::candidates_of<kernels::template cluster>(detail::cluster_histogram_inputs<Points>{},
-                                                           output_kind::cluster_privatized));
+                                                           output::cluster_privatized::kind));
     }
-    add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output_kind::global_atomics));
+    add(detail::candidates_of<kernels::template global>(detail::global_histogram_inputs<Points>{}, output::global_atomics::kind));
     return candidates;
   });
   policy_plan const chosen = detail::with_spill_considered<kernels>(pairs, f, bins, p, plan, stream);
@@ -200,7 +200,7 @@ policy_plan plan_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   // that visits only the pairs of neighbouring cells (detail/cell_list_traversal.cuh).
   if (!plan.forced && detail::active_runtime_source() == nullptr && detail::cell_list_pays(pairs, f, bins)) {
     plan.cell_list = true;
-    plan.output    = output_kind::warp_privatized;
+    plan.output    = output::warp_privatized::kind;
     plan.copies    = 1;
     plan.passes    = 1;
     plan.window    = bins.size() + 1;
@@ -218,7 +218,7 @@ namespace detail {
 /// its result).
 inline bool one_kernel_histogram(policy_plan const& plan)
 {
-  return plan.output == output_kind::warp_privatized && !plan.spill && plan.passes == 1;
+  return plan.output == output::warp_privatized::kind && !plan.spill && plan.passes == 1;
 }
 
 /// The one-call histogram into device memory: `plan` (from plan_histogram, for these pairs or
@@ -231,8 +231,8 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
                            policy_plan const& plan, cudaStream_t stream, result_mirror<Count> mirror = {})
 {
   check_histogram_args<F>(pairs, bins, d_counts);
-  TWOBODY_EXPECTS(plan.output == output_kind::warp_privatized || plan.output == output_kind::cluster_privatized ||
-                    plan.output == output_kind::global_atomics,
+  TWOBODY_EXPECTS(plan.output == output::warp_privatized::kind || plan.output == output::cluster_privatized::kind ||
+                    plan.output == output::global_atomics::kind,
                   "histogram: the plan is not a histogram's");
   TWOBODY_EXPECTS(plan.spill ? plan.window_begin >= 0 && plan.window_begin + plan.window <= bins.size() + 1
                              : plan.window * plan.passes >= bins.size() + 1,
@@ -247,12 +247,12 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
   }
   TWOBODY_EXPECTS(!plan.cell_list, "histogram: a cell-list plan for a functor or bin map its cells do not serve");
   privatized_plan const layout{plan.copies, plan.window, plan.passes, plan.dynamic_smem, plan.cluster, plan.spill, plan.window_begin};
-  if (plan.output == output_kind::global_atomics) {
+  if (plan.output == output::global_atomics::kind) {
     with_chosen_input(global_histogram_inputs<Points>{}, plan.input,
                       [&](auto in) { launch_global<decltype(in)>(staged.pairs(), f, bins, d_counts, stream); });
     return false;
   }
-  if (plan.output == output_kind::cluster_privatized) {
+  if (plan.output == output::cluster_privatized::kind) {
     with_chosen_input(cluster_histogram_inputs<Points>{}, plan.input, [&](auto in) {
       launch_cluster<decltype(in)>(staged.pairs(), f, bins, d_counts, layout, stream);
     });

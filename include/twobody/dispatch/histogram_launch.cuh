@@ -322,7 +322,7 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
   if (cluster != 0 && copies != 0) {
     layout = plan_cluster(slots, cluster, copies, sizeof(Counter), kernel::dynamic_smem_limit());
   } else {
-    input_candidate const c  = candidate_of<Input, kernel>(output_kind::cluster_privatized);
+    input_candidate const c  = candidate_of<Input, kernel>(output::cluster_privatized::kind);
     policy_plan const chosen = model::choose_cluster_layout(histogram_problem<Counter, F>(pairs, slots), device_info::get(), c,
                                                             cluster, copies);
     layout = {chosen.copies, chosen.window, chosen.passes, chosen.dynamic_smem, chosen.cluster};

@@ -121,7 +121,7 @@ template <class Points, class F, class Out>
 void run_planned_sum_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, policy_plan const& plan,
                                cudaStream_t stream, result_mirror<Out> fin = {})
 {
-  TWOBODY_EXPECTS(plan.output == output_kind::per_point_sum, "sum_per_point: the plan is not a per-point sum's");
+  TWOBODY_EXPECTS(plan.output == output::per_point_sum::kind, "sum_per_point: the plan is not a per-point sum's");
   with_chosen_input(per_point_inputs<Points>{}, plan.input,
                     [&](auto in) { launch_per_point<decltype(in)>(pairs, f, d_out, stream, fin); });
 }

@@ -34,7 +34,7 @@ struct reduction_kernels {
 };
 
 template <class Points>
-using reduction_inputs = one_call_inputs<model::for_reduction, Points>;
+using reduction_inputs = one_call_inputs<policy::for_reduction, Points>;
 
 /// The plan of a reduction of T over `pairs` (input::automatic), cached per problem (cached_plan).
 template <class Points, class F, class Op, class T, class Inner>

@@ -4,7 +4,7 @@
 /// recomputed exactly (rows/mma_traversal.cuh, docs/highdim.md).
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
+#include <twobody/policy/kinds.cuh>
 
 namespace twobody::input {
 
@@ -19,8 +19,8 @@ namespace twobody::input {
 /// both operands from 128-byte-swizzled shared memory, 4 stages): the same tile, margin and
 /// exact answers, 1.2-1.5x faster at D >= 256 on the H100 (docs/highdim.md).
 struct mma_tile {
-  static constexpr input_kind kind       = input_kind::mma_tile;
-  static constexpr char const* name      = "mma_tile";
+  static constexpr char const* name     = "mma_tile";
+  static constexpr input_kind kind      = {name};  ///< listed in model/registry.cuh
   static constexpr int block_threads     = 256;
   static constexpr int tile              = 128;  ///< rows per tile, both sides
   /// 128 bytes of each row per step and 3 stages (110 KB): one barrier per 4 k-steps instead of

@@ -4,7 +4,7 @@
 /// warps diverge). Pitaksirianan et al., Algorithm 1. For comparison only.
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
+#include <twobody/policy/kinds.cuh>
 
 namespace twobody::input {
 
@@ -15,8 +15,8 @@ struct naive {
   static constexpr int block_threads     = BlockThreads;
   static constexpr int points_per_thread = 1;
   static constexpr bool tiled            = false;
-  static constexpr char const* name      = "naive";
-  static constexpr input_kind kind        = input_kind::naive;  ///< its entry in model/registry.cuh
+  static constexpr char const* name     = "naive";
+  static constexpr input_kind kind      = {name};  ///< listed in model/registry.cuh
 };
 
 }  // namespace twobody::input

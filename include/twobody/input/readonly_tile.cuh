@@ -6,10 +6,9 @@
 /// of a warp read the same column point, so each load is one broadcast cache transaction.
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
-
 #include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 
 namespace twobody {
 namespace detail {
@@ -55,8 +54,8 @@ struct readonly_tile {
   static constexpr bool tiled            = true;
   template <class Points>
   using column_source = detail::readonly_column_source<Points, BlockThreads, PointsPerThread>;
-  static constexpr char const* name = "readonly_tile";
-  static constexpr input_kind kind   = input_kind::readonly_tile;  ///< its entry in model/registry.cuh
+  static constexpr char const* name     = "readonly_tile";
+  static constexpr input_kind kind      = {name};  ///< listed in model/registry.cuh
 };
 
 }  // namespace input

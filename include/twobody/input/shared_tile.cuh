@@ -9,10 +9,9 @@
 /// GPU.
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
-
 #include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 
 #include <cuda/std/cstddef>
 #include <cuda/std/type_traits>
@@ -191,8 +190,8 @@ struct shared_tile {
   static constexpr bool tiled            = true;
   template <class Points>
   using column_source = detail::shared_column_source<Points, BlockThreads, PointsPerThread, ColumnGroups>;
-  static constexpr char const* name = "shared_tile";
-  static constexpr input_kind kind   = input_kind::shared_tile;  ///< its entry in model/registry.cuh
+  static constexpr char const* name     = "shared_tile";
+  static constexpr input_kind kind      = {name};  ///< listed in model/registry.cuh
 };
 
 }  // namespace input

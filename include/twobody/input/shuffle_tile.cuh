@@ -7,10 +7,9 @@
 /// sit in another warp; they are a vanishing share of the work.
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
-
 #include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 
 namespace twobody {
 namespace detail {
@@ -74,8 +73,8 @@ struct shuffle_tile {
   static constexpr bool tiled            = true;
   template <class Points>
   using column_source = detail::shuffle_column_source<Points, BlockThreads, PointsPerThread>;
-  static constexpr char const* name = "shuffle_tile";
-  static constexpr input_kind kind   = input_kind::shuffle_tile;  ///< its entry in model/registry.cuh
+  static constexpr char const* name     = "shuffle_tile";
+  static constexpr input_kind kind      = {name};  ///< listed in model/registry.cuh
 };
 
 }  // namespace input

@@ -4,7 +4,7 @@
 /// tile (mma_tile.cuh) is measured against, and the path for GPUs without tensor-core TF32.
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
+#include <twobody/policy/kinds.cuh>
 
 namespace twobody::input {
 
@@ -13,8 +13,8 @@ namespace twobody::input {
 /// memory (converted to float, transposed, two stages). Exact like mma_tile: the pairs within
 /// the products' error margin are recomputed exactly. Needs no tensor cores.
 struct simt_rows {
-  static constexpr input_kind kind       = input_kind::simt_rows;
-  static constexpr char const* name      = "simt_rows";
+  static constexpr char const* name     = "simt_rows";
+  static constexpr input_kind kind      = {name};  ///< listed in model/registry.cuh
   static constexpr int block_threads     = 256;
   static constexpr int tile              = 128;  ///< rows per tile, both sides
   static constexpr int chunk_bytes       = 64;   ///< bytes of each stored row staged per step (as mma_tile)

@@ -88,14 +88,14 @@ struct problem {
 
 /// One compiled input policy the planner may pick, with its kernel's resources.
 struct input_candidate {
-  input_kind input      = input_kind::shared_tile;
+  input_kind input      = input::shared_tile<>::kind;
   int block_threads     = 256;
   int points_per_thread = 4;
   int regs_per_thread   = 0;      ///< 0: unknown (not limited)
   std::size_t static_smem = 0;    ///< the tile's shared memory
   /// Histograms: the output the candidate's kernel was compiled with (warp_privatized, or the
   /// cluster_privatized and global_atomics kernels the one-call form compiles for some inputs).
-  output_kind histogram_output = output_kind::warp_privatized;
+  output_kind histogram_output = output::warp_privatized::kind;
   int column_groups = 1;  ///< thread groups that share each tile pair's columns (shared_tile)
   /// The virtual architecture its kernel was compiled from (10 x major + minor); 0: unknown (a
   /// description without a GPU). Cluster kernels compiled below 90 have no cluster code.
@@ -109,8 +109,8 @@ struct input_candidate {
   {
     return std::string(to_string(input)) + "<" + std::to_string(block_threads) + ", " +
            std::to_string(points_per_thread) + (column_groups > 1 ? ", groups " + std::to_string(column_groups) : "") + ">" +
-           (histogram_output == output_kind::cluster_privatized ? "+cluster"
-            : histogram_output == output_kind::global_atomics   ? "+global_atomics"
+           (histogram_output == output::cluster_privatized::kind ? "+cluster"
+            : histogram_output == output::global_atomics::kind   ? "+global_atomics"
                                                                 : "");
   }
 };
@@ -130,7 +130,7 @@ inline cost_constants h100_constants(input_candidate const& c)
 /// What choose_policy decided, and why.
 struct policy_plan {
   input_candidate input;
-  output_kind output   = output_kind::registers;
+  output_kind output   = output::registers::kind;
   int copies           = 0;   ///< warp_privatized: private copies per block; cluster_privatized: per share
   int passes           = 1;   ///< histograms: passes over all pairs (windows of the bin range)
   int window           = 0;   ///< histograms: slots counted per pass
@@ -152,8 +152,8 @@ struct policy_plan {
   {
     std::ostringstream s;
     s << "input " << (cell_list ? std::string("cell_list") : input.name()) << ", output " << twobody::to_string(output);
-    if (output == output_kind::warp_privatized) { s << "{" << copies << "}"; }
-    if (output == output_kind::cluster_privatized) { s << "{" << cluster << " blocks, " << copies << " copies}"; }
+    if (output == output::warp_privatized::kind) { s << "{" << copies << "}"; }
+    if (output == output::cluster_privatized::kind) { s << "{" << cluster << " blocks, " << copies << " copies}"; }
     if (passes > 1) { s << " in " << passes << " passes of " << window << " slots"; }
     if (spill) { s << " over slots " << window_begin << ".." << window_begin + window - 1 << ", the others spilled to global atomics"; }
     if (cell_list) {  // (occupancy and prediction are the replaced tile plan's)
@@ -176,7 +176,7 @@ struct policy_override {
   int points_per_thread = 0;
   int cluster           = -1;  ///< -1: free; 0: no clusters; 1..16: clusters of that many blocks
   bool has_input        = false;
-  input_kind input      = input_kind::shared_tile;
+  input_kind input      = input::shared_tile<>::kind;
   bool any() const { return copies != 0 || points_per_thread != 0 || cluster >= 0 || has_input; }
 };
 

@@ -105,7 +105,7 @@ inline policy_plan choose_cluster_layout(problem const& p, device_info const& de
       if (t < best.predicted_seconds) {
         best                   = policy_plan{};
         best.input             = c;
-        best.output            = output_kind::cluster_privatized;
+        best.output            = output::cluster_privatized::kind;
         best.cluster           = cl;
         best.copies            = h;
         best.passes            = layout.passes;
@@ -199,7 +199,7 @@ policy_plan choose_ordered_passes(problem const& p, device_info const& dev, inpu
         if (t < best.predicted_seconds) {
           best                   = policy_plan{};
           best.input             = c;
-          best.output            = output_kind::warp_privatized;
+          best.output            = output::warp_privatized::kind;
           best.copies            = layout.copies;
           best.passes            = passes;
           best.window            = layout.window;
@@ -249,7 +249,7 @@ inline policy_plan choose_spill_layout(problem const& p, device_info const& dev,
   // 5.2 s for the sum; SDH, cost 1: the sum).
   double const t_spill    = std::max(t_shared * p.pair_cost, t_shared + t_global);
   best.input             = c;
-  best.output            = output_kind::warp_privatized;
+  best.output            = output::warp_privatized::kind;
   best.copies            = 1;
   best.window            = layout.window;
   best.window_begin      = begin;
@@ -272,16 +272,16 @@ inline policy_plan choose_spill_layout(problem const& p, device_info const& dev,
 /// their sm_90 kernels use, for planning without a GPU.
 inline std::vector<input_candidate> default_candidates(problem const& p)
 {
-  unsigned const use = p.kind == statistic_kind::histogram   ? model::for_histogram
-                       : p.kind == statistic_kind::per_point ? model::for_per_point
-                                                             : model::for_reduction;
+  unsigned const use = p.kind == statistic_kind::histogram   ? policy::for_histogram
+                       : p.kind == statistic_kind::per_point ? policy::for_per_point
+                                                             : policy::for_reduction;
   std::size_t const point_bytes = static_cast<std::size_t>(p.value_bytes) * (p.dims <= 3 ? 4 : p.dims);
   std::vector<input_candidate> c;
   model::for_each_input([&](auto e) {
     using entry = decltype(e);
-    model::for_each_shape(typename entry::one_call{}, [&](auto shape) {
+    policy::for_each_shape(typename entry::one_call{}, [&](auto shape) {
       using S = decltype(shape);
-      if (!model::fits(S::fit, p.value_bytes, p.dims)) { return; }
+      if (!policy::fits(S::fit, p.value_bytes, p.dims)) { return; }
       std::size_t const tile_bytes =
         entry::tile_in_shared_memory
           ? static_cast<std::size_t>(S::block_threads / S::column_groups) * S::points_per_thread * point_bytes
@@ -289,12 +289,12 @@ inline std::vector<input_candidate> default_candidates(problem const& p)
       auto add = [&](output_kind out) {
         c.push_back({entry::kind, S::block_threads, S::points_per_thread, S::sm90_registers, tile_bytes, out, S::column_groups});
       };
-      if ((S::uses & use) != 0) { add(output_kind::warp_privatized); }
-      if (p.kind == statistic_kind::histogram && (S::uses & model::for_cluster_histogram) != 0) {
-        add(output_kind::cluster_privatized);
+      if ((S::uses & use) != 0) { add(output::warp_privatized::kind); }
+      if (p.kind == statistic_kind::histogram && (S::uses & policy::for_cluster_histogram) != 0) {
+        add(output::cluster_privatized::kind);
       }
-      if (p.kind == statistic_kind::histogram && (S::uses & model::for_global_histogram) != 0) {
-        add(output_kind::global_atomics);
+      if (p.kind == statistic_kind::histogram && (S::uses & policy::for_global_histogram) != 0) {
+        add(output::global_atomics::kind);
       }
     });
   });
@@ -346,7 +346,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       }
     }
     TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0, "choose_policy: no input candidate fits on this GPU");
-    best.output = output_kind::direct_output_buffer;
+    best.output = output::direct_output_buffer<>::kind;
     best.predicted_seconds = 0.0;
     best.reason = "output size unknown: pages of a direct output buffer";
     return best;
@@ -373,7 +373,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       }
     }
     TWOBODY_EXPECTS(best.occ.blocks_per_sm > 0, "choose_policy: no input candidate fits on this GPU");
-    best.output = p.kind == statistic_kind::per_point ? output_kind::per_point_sum : output_kind::registers;
+    best.output = p.kind == statistic_kind::per_point ? output::per_point_sum::kind : output::registers::kind;
     best.reason = p.kind == statistic_kind::per_point ? "one value per point: per-thread register sums"
                                                       : "output of at most 16 bytes: registers";
     return best;
@@ -383,7 +383,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
   auto const counter_bytes = static_cast<std::size_t>(p.counter_bytes);
   bool const clusters      = dev.cc_major >= 9 && force.cluster != 0;
   for (auto const& c : allowed) {
-    if (c.histogram_output == output_kind::cluster_privatized) {
+    if (c.histogram_output == output::cluster_privatized::kind) {
       if (!clusters || (c.compiled_arch != 0 && c.compiled_arch < 90)) { continue; }
       policy_plan const plan = model::choose_cluster_layout(p, dev, c, force.cluster > 0 ? force.cluster : 0, force.copies);
       if (plan.predicted_seconds < best.predicted_seconds) { best = plan; }
@@ -391,7 +391,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
     }
     if (force.cluster > 0) { continue; }
     cost_constants const k = h100_constants(c);
-    if (c.histogram_output == output_kind::global_atomics) {
+    if (c.histogram_output == output::global_atomics::kind) {
       occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, 0});
       if (force.copies != 0 || occ.blocks_per_sm == 0) { continue; }
       // One L2 atomic per pair: the whole GPU's atomic rate, lower where few bins take them all.
@@ -402,7 +402,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       if (t < best.predicted_seconds) {
         best                   = policy_plan{};
         best.input             = c;
-        best.output            = output_kind::global_atomics;
+        best.output            = output::global_atomics::kind;
         best.window            = p.slots;
         best.occ               = occ;
         best.rounds            = model::rounds(model::tile_pairs(p, c.tile_points()), occ.blocks_per_sm, dev.sm_count);
@@ -420,7 +420,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       occupancy const occ = model::blocks_per_sm(dev, {c.block_threads, c.regs_per_thread, c.static_smem, layout.smem});
       if (occ.blocks_per_sm == 0) { return; }
       // Passes over windows (one copy, past shared memory) run slower per pair than one pass of the
-      // same layout (measured: model::h100_window_pass_factor).
+      // same layout (measured: policy::h100_window_pass_factor).
       double const lat = model::privatized_latency(layout.window, layout.copies, k.histogram) *
                          (layout.passes > 1 ? k.window_pass_factor : 1.0) * p.pair_cost;
       double const t   = layout.passes * model::predicted_seconds(items, tile * tile, occ, c.block_threads, dev.sm_count,
@@ -429,7 +429,7 @@ inline policy_plan choose_policy(problem const& p, device_info const& dev, std::
       if (t < best.predicted_seconds) {
         best                   = policy_plan{};
         best.input             = c;
-        best.output            = output_kind::warp_privatized;
+        best.output            = output::warp_privatized::kind;
         best.copies            = layout.copies;
         best.passes            = layout.passes;
         best.window            = layout.window;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <twobody/model/histogram_plan.cuh>
+#include <twobody/policy/cost_constants.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/occupancy.cuh>
 
@@ -23,20 +24,6 @@
 #include <cmath>
 
 namespace twobody {
-
-/// Per-GPU constants of the model, measured by `bench_cost_model --calibrate`.
-struct privatization_constants {
-  double c_l;               ///< seconds per pair per SM without conflicts, at full issue rate (C_L)
-  double c_lp;              ///< seconds per pair per SM added per conflict step (C_LP)
-  double saturation_warps;  ///< resident warps per SM from which the kernel runs at full rate
-};
-
-/// Constants of the cluster-shared histogram's updates (model::cluster_latency).
-struct cluster_constants {
-  double local_factor;         ///< an update through the cluster window to the own block, over a plain shared atomic
-  double remote;               ///< seconds per pair per SM added by a remote update, clusters of 2
-  double remote_per_doubling;  ///< ... and added per doubling of the cluster beyond 2
-};
 
 namespace model {
 

@@ -16,9 +16,9 @@
 /// are counted in windows of the bin range, one pass over all pairs per window.
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda/std/type_traits>
@@ -33,8 +33,10 @@ namespace output {
 struct cluster_privatized {
   int cluster_blocks = 0;
   int copies         = 0;
-  static constexpr output_kind kind = output_kind::cluster_privatized;
-  static constexpr char const* name = "cluster_privatized";
+  static constexpr char const* name     = "cluster_privatized";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = true;  ///< where the copies a block holds are too few (sm_90+)
 };
 
 }  // namespace output

@@ -16,8 +16,8 @@
 #pragma once
 
 #include <twobody/engine/engine.cuh>
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 
 #include <cuda/std/cstdint>
 
@@ -38,15 +38,19 @@ struct direct_output_buffer {
   static constexpr int page_records  = PageRecords;
   static constexpr page_owner owner  = Owner;
   static constexpr bool one_pass     = true;
-  static constexpr output_kind kind  = output_kind::direct_output_buffer;
-  static constexpr char const* name  = Owner == page_owner::thread ? "dob_thread" : "dob_warp";
+  static constexpr char const* name     = Owner == page_owner::thread ? "dob_thread" : "dob_warp";
+  static constexpr output_kind kind     = {"direct_output_buffer"};  ///< both page owners are one family
+  static constexpr unsigned statistics  = serves(statistic_kind::pair_list);
+  static constexpr bool chosen_by_model = true;  ///< the cost model may choose it
 };
 
 /// Count pass + CUB exclusive scan + write pass (the baseline the direct output buffer beats).
 struct two_pass {
   static constexpr bool one_pass    = false;
-  static constexpr output_kind kind = output_kind::two_pass;
-  static constexpr char const* name = "two_pass";
+  static constexpr char const* name     = "two_pass";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::pair_list);
+  static constexpr bool chosen_by_model = false;  ///< count, scan, write: the join baseline
 };
 
 }  // namespace output

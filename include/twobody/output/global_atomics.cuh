@@ -5,16 +5,18 @@
 #pragma once
 
 #include <twobody/math/bin_slot.cuh>
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 #include <twobody/value_traits.cuh>
 
 namespace twobody {
 namespace output {
 
 struct global_atomics {
-  static constexpr output_kind kind = output_kind::global_atomics;
-  static constexpr char const* name = "global_atomics";
+  static constexpr char const* name     = "global_atomics";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = true;  ///< where the model predicts it faster than passes and spills
 };
 
 }  // namespace output

@@ -12,16 +12,18 @@
 #pragma once
 
 #include <twobody/math/neighbor_keys.cuh>
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 
 namespace twobody {
 namespace output {
 
 /// k nearest neighbours per point: sorted lists in device memory, bounds in shared memory.
 struct nearest_lists {
-  static constexpr output_kind kind = output_kind::nearest_lists;
-  static constexpr char const* name = "nearest_lists";
+  static constexpr char const* name     = "nearest_lists";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::nearest);
+  static constexpr bool chosen_by_model = true;  ///< the one policy of its statistic
 };
 
 }  // namespace output

@@ -11,8 +11,8 @@
 /// (one atomic per 32 x PointsPerThread pairs).
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 #include <twobody/util/last_block.cuh>
 #include <twobody/util/split_grid_barrier.cuh>
 
@@ -21,8 +21,10 @@ namespace output {
 
 /// Sum per own point (the A side) in registers.
 struct per_point_sum {
-  static constexpr output_kind kind = output_kind::per_point_sum;
-  static constexpr char const* name = "per_point_sum";
+  static constexpr char const* name     = "per_point_sum";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::per_point);
+  static constexpr bool chosen_by_model = true;  ///< the cost model may choose it
 };
 
 }  // namespace output

@@ -22,8 +22,8 @@
 #include <twobody/math/bin_slot.cuh>
 #include <twobody/math/pass_windows.cuh>
 #include <twobody/math/tile_forms.cuh>
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 #include <twobody/util/last_block.cuh>
 #include <twobody/util/split_grid_barrier.cuh>
 #include <twobody/value_traits.cuh>
@@ -33,16 +33,20 @@ namespace output {
 
 /// One shared-memory histogram per block.
 struct block_privatized {
-  static constexpr output_kind kind = output_kind::block_privatized;
-  static constexpr char const* name = "block_privatized";
+  static constexpr char const* name     = "block_privatized";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = false;  ///< the paper's one copy per block: a baseline
 };
 
 /// `copies` lane-interleaved, bank-disjoint shared-memory histograms per block (1..32;
 /// powers of two keep the copies bank-disjoint). Reduced automatically when they do not fit.
 struct warp_privatized {
   int copies = 32;
-  static constexpr output_kind kind = output_kind::warp_privatized;
-  static constexpr char const* name = "warp_privatized";
+  static constexpr char const* name     = "warp_privatized";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::histogram);
+  static constexpr bool chosen_by_model = true;  ///< the cost model may choose it
 };
 
 }  // namespace output

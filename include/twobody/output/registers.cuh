@@ -11,8 +11,8 @@
 /// Pitaksirianan et al., Sec. 3.3 (Type I output in registers).
 #pragma once
 
-#include <twobody/model/policy_kinds.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/kinds.cuh>
 #include <twobody/util/last_block.cuh>
 #include <twobody/util/split_grid_barrier.cuh>
 
@@ -27,8 +27,10 @@ namespace output {
 
 /// Reduce in registers (count, sum, min, max, any monoid).
 struct registers {
-  static constexpr output_kind kind = output_kind::registers;
-  static constexpr char const* name = "registers";
+  static constexpr char const* name     = "registers";
+  static constexpr output_kind kind     = {name};  ///< its family, listed in model/registry.cuh
+  static constexpr unsigned statistics  = serves(statistic_kind::reduction);
+  static constexpr bool chosen_by_model = true;  ///< the cost model may choose it
 };
 
 }  // namespace output
