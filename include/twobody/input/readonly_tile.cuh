@@ -8,7 +8,9 @@
 
 #include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/cost_constants.cuh>
 #include <twobody/policy/kinds.cuh>
+#include <twobody/policy/shapes.cuh>
 
 namespace twobody {
 namespace detail {
@@ -59,4 +61,20 @@ struct readonly_tile {
 };
 
 }  // namespace input
+
+namespace policy {
+
+/// The registry's description of input::readonly_tile (model/registry.cuh lists it).
+struct readonly_tile_family {
+  static constexpr input_kind kind            = input::readonly_tile<>::kind;
+  static constexpr char const* name           = kind.name;
+  static constexpr bool tile_in_shared_memory = false;
+  template <int B, int R, int = 1>
+  using type     = input::readonly_tile<B, R>;
+  using one_call = shape_list<>;  // explicit forms only
+  // Not calibrated: bench_suite's SDH and 2PCF rows of readonly_tile; shuffle_tile's diagonal cost.
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+};
+
+}  // namespace policy
 }  // namespace twobody

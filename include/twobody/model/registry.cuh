@@ -99,17 +99,6 @@ struct shuffle_tile_family {
   static constexpr cost_constants h100(int, int) { return {{6.307e-11, h100_c_lp, h100_saturation}, 4.0e-11, 3.54}; }
 };
 
-struct readonly_tile_family {
-  static constexpr input_kind kind            = input::readonly_tile<>::kind;
-  static constexpr char const* name          = kind.name;
-  static constexpr bool tile_in_shared_memory = false;
-  template <int B, int R, int = 1>
-  using type     = input::readonly_tile<B, R>;
-  using one_call = shape_list<>;  // explicit forms only
-  // Not calibrated: from bench_suite (1.82 T pairs/s SDH, 2.39 T 2PCF), shuffle's diagonal cost.
-  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
-};
-
 struct naive_family {
   static constexpr input_kind kind            = input::naive<>::kind;
   static constexpr char const* name          = kind.name;
