@@ -4,7 +4,9 @@
 /// recomputed exactly (rows/mma_traversal.cuh, docs/highdim.md).
 #pragma once
 
+#include <twobody/policy/cost_constants.cuh>
 #include <twobody/policy/kinds.cuh>
+#include <twobody/policy/shapes.cuh>
 
 namespace twobody::input {
 
@@ -42,3 +44,20 @@ struct mma_tile {
 };
 
 }  // namespace twobody::input
+
+namespace twobody::policy {
+
+/// The registry's description of input::mma_tile (model/registry.cuh lists it): the only input
+/// of rows, so the cost model never weighs it against the tiles of points<T, D> (no one-call
+/// shapes). Its constants are not calibrated (the row statistics do not plan with them).
+struct mma_tile_family {
+  static constexpr input_kind kind            = input::mma_tile::kind;
+  static constexpr char const* name           = kind.name;
+  static constexpr bool tile_in_shared_memory = true;
+  template <int B, int R, int = 1>
+  using type     = input::mma_tile;
+  using one_call = shape_list<>;
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+};
+
+}  // namespace twobody::policy

@@ -4,7 +4,9 @@
 /// warps diverge). Pitaksirianan et al., Algorithm 1. For comparison only.
 #pragma once
 
+#include <twobody/policy/cost_constants.cuh>
 #include <twobody/policy/kinds.cuh>
+#include <twobody/policy/shapes.cuh>
 
 namespace twobody::input {
 
@@ -20,3 +22,18 @@ struct naive {
 };
 
 }  // namespace twobody::input
+
+namespace twobody::policy {
+
+/// The registry's description of input::naive (model/registry.cuh lists it).
+struct naive_family {
+  static constexpr input_kind kind            = input::naive<>::kind;
+  static constexpr char const* name           = kind.name;
+  static constexpr bool tile_in_shared_memory = false;
+  template <int B, int R, int = 1>
+  using type     = input::naive<B>;
+  using one_call = shape_list<>;  // baseline, explicit forms only
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+};
+
+}  // namespace twobody::policy

@@ -9,7 +9,9 @@
 
 #include <twobody/math/stored_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/policy/cost_constants.cuh>
 #include <twobody/policy/kinds.cuh>
+#include <twobody/policy/shapes.cuh>
 
 namespace twobody {
 namespace detail {
@@ -78,4 +80,20 @@ struct shuffle_tile {
 };
 
 }  // namespace input
+
+namespace policy {
+
+/// The registry's description of input::shuffle_tile (model/registry.cuh lists it).
+struct shuffle_tile_family {
+  static constexpr input_kind kind            = input::shuffle_tile<>::kind;
+  static constexpr char const* name           = kind.name;
+  static constexpr bool tile_in_shared_memory = false;
+  template <int B, int R, int = 1>
+  using type     = input::shuffle_tile<B, R>;
+  // No tile in shared memory: it is all the copies' (and the cluster shares').
+  using one_call = shape_list<compiled_shape<for_histogram, 256, 4, 96>, compiled_shape<for_cluster_histogram, 256, 4, 96>>;
+  static constexpr cost_constants h100(int, int) { return {{6.307e-11, h100_c_lp, h100_saturation}, 4.0e-11, 3.54}; }
+};
+
+}  // namespace policy
 }  // namespace twobody

@@ -4,7 +4,9 @@
 /// tile (mma_tile.cuh) is measured against, and the path for GPUs without tensor-core TF32.
 #pragma once
 
+#include <twobody/policy/cost_constants.cuh>
 #include <twobody/policy/kinds.cuh>
+#include <twobody/policy/shapes.cuh>
 
 namespace twobody::input {
 
@@ -22,3 +24,19 @@ struct simt_rows {
 };
 
 }  // namespace twobody::input
+
+namespace twobody::policy {
+
+/// The registry's description of input::simt_rows (model/registry.cuh lists it): the baseline of mma_tile and nothing the
+/// planner of points weighs (no one-call shapes); not calibrated.
+struct simt_rows_family {
+  static constexpr input_kind kind            = input::simt_rows::kind;
+  static constexpr char const* name           = kind.name;
+  static constexpr bool tile_in_shared_memory = true;
+  template <int B, int R, int = 1>
+  using type     = input::simt_rows;
+  using one_call = shape_list<>;
+  static constexpr cost_constants h100(int, int) { return {{7.25e-11, h100_c_lp, h100_saturation}, 5.5e-11, 3.54}; }
+};
+
+}  // namespace twobody::policy
