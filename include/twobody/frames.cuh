@@ -29,8 +29,6 @@
 #pragma once
 
 #include <twobody/binning.cuh>
-#include <twobody/cpu/frames.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/frames.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/frame_set.cuh>
@@ -53,28 +51,28 @@ namespace twobody {
 template <class Points, class F, class Binning, class Count>
 void histogram_frames(frame_pairs<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::histogram_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), f, bins, d_counts, false, stream);
+  detail::histogram_frames_to_device(pairs, f, bins, d_counts, false, stream);
 }
 
 /// One histogram per frame: frame f's bins.size() + 1 counters at d_counts + f * (bins.size() + 1).
 template <class Points, class F, class Binning, class Count>
 void histogram_per_frame(frame_pairs<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::histogram_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), f, bins, d_counts, true, stream);
+  detail::histogram_frames_to_device(pairs, f, bins, d_counts, true, stream);
 }
 
 /// Pairs with pred(a, b) true, summed over the frames (one counter).
 template <class Points, class Pred>
 void count_frames(frame_pairs<Points> const& pairs, Pred pred, pair_count_t<Points>* d_count, cudaStream_t stream = 0)
 {
-  detail::count_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), pred, d_count, false, stream);
+  detail::count_frames_to_device(pairs, pred, d_count, false, stream);
 }
 
 /// Pairs with pred(a, b) true in each frame: d_counts[f] for frame f.
 template <class Points, class Pred>
 void count_per_frame(frame_pairs<Points> const& pairs, Pred pred, pair_count_t<Points>* d_counts, cudaStream_t stream = 0)
 {
-  detail::count_frames_device(pairs, detail::frame_layout<Points>(pairs, stream), pred, d_counts, true, stream);
+  detail::count_frames_to_device(pairs, pred, d_counts, true, stream);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -86,29 +84,7 @@ std::vector<histogram_result<pair_count_t<Points>>> histogram_per_frame(executio
                                                                         frame_pairs<Points> const& pairs, F f,
                                                                         Binning const& bins, frames_options const& opt = {})
 {
-  using Count = pair_count_t<Points>;
-  using layout_t = detail::frame_layout<Points>;
-  detail::check_bins_accept<F, Binning>();
-  TWOBODY_EXPECTS(bins.size() >= 1, "histogram_per_frame: need at least one bin");
-  if (!detail::runs_on_gpu(exec, "histogram_per_frame")) {
-    return detail::on_cpu_backend(exec, [&] { return cpu::histogram_per_frame(pairs, f, bins); });
-  }
-  cudaStream_t const stream = exec.stream;
-  std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
-  std::vector<histogram_result<Count>> out;
-  detail::frame_runs_to_host<Count>(
-    pairs, opt, stream, [&](layout_t const& run) { return slots * run.pairs.size(); },
-    [&](frame_pairs<Points> const& run, layout_t const& layout, Count* d) {
-      detail::histogram_frames_device(run, layout, f, bins, d, true, stream);
-    },
-    [&](std::vector<Count> all, layout_t const& layout) {
-      for (std::size_t k = 0; k < layout.pairs.size(); ++k) {
-        out.push_back(histogram_result<Count>::from_slots(
-          std::vector<Count>(all.begin() + static_cast<std::ptrdiff_t>(k * slots), all.begin() + static_cast<std::ptrdiff_t>((k + 1) * slots)),
-          layout.pairs[k]));
-      }
-    });
-  return out;
+  return detail::histogram_per_frame_on(exec, pairs, f, bins, opt);
 }
 
 /// The histogram summed over the frames, returned to the host.
@@ -116,27 +92,7 @@ template <class Points, class F, class Binning>
 histogram_result<pair_count_t<Points>> histogram_frames(execution_policy const& exec, frame_pairs<Points> const& pairs, F f,
                                                         Binning const& bins, frames_options const& opt = {})
 {
-  using Count = pair_count_t<Points>;
-  using layout_t = detail::frame_layout<Points>;
-  detail::check_bins_accept<F, Binning>();
-  TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
-  if (!detail::runs_on_gpu(exec, "histogram_frames")) {
-    return detail::on_cpu_backend(exec, [&] { return cpu::histogram_frames(pairs, f, bins); });
-  }
-  cudaStream_t const stream = exec.stream;
-  std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
-  std::vector<Count> sum(slots, Count{});
-  unsigned long long total = 0;
-  detail::frame_runs_to_host<Count>(
-    pairs, opt, stream, [&](layout_t const&) { return slots; },
-    [&](frame_pairs<Points> const& run, layout_t const& layout, Count* d) {
-      detail::histogram_frames_device(run, layout, f, bins, d, false, stream);
-    },
-    [&](std::vector<Count> part, layout_t const& layout) {
-      for (std::size_t k = 0; k < slots; ++k) { sum[k] += part[k]; }
-      for (unsigned long long c : layout.pairs) { total += c; }
-    });
-  return histogram_result<Count>::from_slots(std::move(sum), total);
+  return detail::histogram_frames_on(exec, pairs, f, bins, opt);
 }
 
 /// Counts per frame, returned to the host.
@@ -144,20 +100,7 @@ template <class Points, class Pred>
 std::vector<pair_count_t<Points>> count_per_frame(execution_policy const& exec, frame_pairs<Points> const& pairs, Pred pred,
                                                   frames_options const& opt = {})
 {
-  using C        = pair_count_t<Points>;
-  using layout_t = detail::frame_layout<Points>;
-  if (!detail::runs_on_gpu(exec, "count_per_frame")) {
-    return detail::on_cpu_backend(exec, [&] { return cpu::count_per_frame(pairs, pred); });
-  }
-  cudaStream_t const stream = exec.stream;
-  std::vector<C> out;
-  detail::frame_runs_to_host<C>(
-    pairs, opt, stream, [](layout_t const& run) { return run.pairs.size(); },
-    [&](frame_pairs<Points> const& run, layout_t const& layout, C* d) {
-      detail::count_frames_device(run, layout, pred, d, true, stream);
-    },
-    [&](std::vector<C> counts, layout_t const&) { out.insert(out.end(), counts.begin(), counts.end()); });
-  return out;
+  return detail::count_per_frame_on(exec, pairs, pred, opt);
 }
 
 /// The count summed over the frames, returned to the host.
@@ -165,20 +108,7 @@ template <class Points, class Pred>
 pair_count_t<Points> count_frames(execution_policy const& exec, frame_pairs<Points> const& pairs, Pred pred,
                                   frames_options const& opt = {})
 {
-  using C        = pair_count_t<Points>;
-  using layout_t = detail::frame_layout<Points>;
-  if (!detail::runs_on_gpu(exec, "count_frames")) {
-    return detail::on_cpu_backend(exec, [&] { return cpu::count_frames(pairs, pred); });
-  }
-  cudaStream_t const stream = exec.stream;
-  C total{};
-  detail::frame_runs_to_host<C>(
-    pairs, opt, stream, [](layout_t const&) { return std::size_t(1); },
-    [&](frame_pairs<Points> const& run, layout_t const& layout, C* d) {
-      detail::count_frames_device(run, layout, pred, d, false, stream);
-    },
-    [&](std::vector<C> part, layout_t const&) { total += part[0]; });
-  return total;
+  return detail::count_frames_on(exec, pairs, pred, opt);
 }
 
 /// The host-result forms under exec::automatic on `stream`.

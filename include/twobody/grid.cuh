@@ -75,12 +75,7 @@ template <class T, int D, class Pred>
 unsigned long long count_pairs(execution_policy const& exec, pair_set<points<T, D>> const& pairs, Pred pred,
                                within_cutoff<T> const& rg)
 {
-  return detail::range_limited(
-    exec, pairs, rg, pred, "count_pairs",
-    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
-      return detail::grid_count(index, cross, pred, rg.grid, exec.stream);
-    },
-    [&](execution_policy const& e) { return count_pairs(e, pairs, pred); });
+  return detail::grid_count_on(exec, pairs, pred, rg);
 }
 
 /// count_pairs with a cutoff under exec::automatic on `stream`.
@@ -97,13 +92,7 @@ template <class T, int D, class F, class Binning>
 histogram_result<unsigned long long> histogram(execution_policy const& exec, pair_set<points<T, D>> const& pairs, F f,
                                                Binning const& bins, within_cutoff<T> const& rg)
 {
-  detail::check_bins_accept<F, Binning>();
-  return detail::range_limited(
-    exec, pairs, rg, f, "histogram",
-    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
-      return detail::grid_histogram(index, cross, f, bins, rg.grid, exec.stream);
-    },
-    [&](execution_policy const& e) { return histogram(e, pairs, f, bins); });
+  return detail::grid_histogram_on(exec, pairs, f, bins, rg);
 }
 
 /// histogram with a cutoff under exec::automatic on `stream`.

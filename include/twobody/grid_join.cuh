@@ -129,13 +129,7 @@ join_result<join_record_t<X>> join(execution_policy const& exec,
                                                             pair_set<points<T, D>> const& pairs, X const& x,
                                                             within_cutoff<T> const& rg, join_options const& jopt = {})
 {
-  return detail::range_limited(
-    exec, pairs, rg, x, "join",
-    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
-      return cross != nullptr ? join(*cross, index, x, jopt, rg.grid, exec.stream)
-                              : join(index, x, jopt, rg.grid, exec.stream);
-    },
-    [&](execution_policy const& e) { return join(e, pairs, x, jopt); });
+  return detail::grid_join_on<default_input, default_join_output, default_grid_join_output>(exec, pairs, x, rg, jopt);
 }
 
 /// join with a cutoff under exec::automatic on `stream`.

@@ -23,8 +23,6 @@
 #pragma once
 
 #include <twobody/binning.cuh>
-#include <twobody/cpu/rows.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/math/row_metric_kind.cuh>
@@ -44,9 +42,7 @@ template <class Input = input::automatic, class T, bool W, class Pred>
 pair_count_t<rows<T, W>> count_pairs(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred pred)
 {
   static_assert(detail::is_row_input_v<Input, T>, "rows take input::automatic, input::mma_tile or input::simt_rows");
-  return detail::on_backend(
-    exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
-    [&](cudaStream_t stream) { return detail::count_rows_gpu<Input>(pairs, pred, stream); });
+  return detail::count_rows_on<Input>(exec, pairs, pred);
 }
 
 /// count_pairs of rows under exec::automatic on `stream`.
@@ -65,10 +61,7 @@ histogram_result<pair_count_t<rows<T, W>>> histogram(execution_policy const& exe
   static_assert(detail::is_row_input_v<Input, T>, "rows take input::automatic, input::mma_tile or input::simt_rows");
   static_assert(detail::is_row_metric<Metric>::value,
                 "rows support squared_euclidean, euclidean, dot_product, cosine_similarity, cosine_distance");
-  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
-  return detail::on_backend(
-    exec, "histogram", pairs, [&] { return cpu::histogram(pairs, metric, bins); },
-    [&](cudaStream_t stream) { return detail::histogram_rows_gpu<Input, T, W, Metric>(pairs, bins, stream); });
+  return detail::histogram_rows_on<Input>(exec, pairs, metric, bins);
 }
 
 /// histogram of rows under exec::automatic on `stream`.

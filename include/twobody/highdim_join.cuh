@@ -27,7 +27,6 @@
 /// explicit form names the output: join<output::direct_output_buffer<32, output::page_owner::thread>>(...).
 #pragma once
 
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/row_join.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/highdim.cuh>
@@ -54,18 +53,7 @@ template <class Output = default_row_join_output, class T, bool W, class Pred, c
 join_stats join_each(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred const& pred, Consume&& consume,
                      join_options const& opt = {})
 {
-  detail::check_options<Output, index_pair_value<float>>(opt);
-  return detail::on_backend(
-    exec, "join_each", pairs,
-    [&] {
-      auto const r = detail::cpu_row_join(pairs, pred);
-      if (!r.empty()) { consume(r.data(), r.size()); }
-      return r.stats();
-    },
-    [&](cudaStream_t stream) {
-      detail::host_sink<index_pair_value<float>, cuda::std::remove_reference_t<Consume>> sink(consume);
-      return detail::run_row_join<Output>(pairs, pred, sink, opt, stream);
-    });
+  return detail::row_join_each_on<Output>(exec, pairs, pred, consume, opt);
 }
 
 /// join_each of rows under exec::automatic on `stream`.
@@ -83,13 +71,7 @@ template <class Output = default_row_join_output, class T, bool W, class Pred>
 join_result<index_pair_value<float>> join(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred const& pred,
                                           join_options const& opt = {})
 {
-  detail::check_options<Output, index_pair_value<float>>(opt);
-  return detail::on_backend(
-    exec, "join", pairs, [&] { return detail::cpu_row_join(pairs, pred); },
-    [&](cudaStream_t stream) {
-      return detail::collect_join<index_pair_value<float>>(
-        opt, [&](auto& sink) { return detail::run_row_join<Output>(pairs, pred, sink, opt, stream); });
-    });
+  return detail::row_join_on<Output>(exec, pairs, pred, opt);
 }
 
 /// join of rows under exec::automatic on `stream`.

@@ -22,13 +22,10 @@
 /// its points. Unweighted rows; self pairs are refused (each pair is visited once).
 #pragma once
 
-#include <twobody/cpu/rows.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/row_per_point.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/highdim.cuh>
 #include <twobody/rows.cuh>
-#include <twobody/util/validate.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -42,18 +39,14 @@ namespace twobody {
 template <class T, bool W, class F, class Out>
 void sum_per_point(pair_set<rows<T, W>> const& pairs, F f, Out* d_out, cudaStream_t stream = 0)
 {
-  detail::validate(pairs);
-  detail::check_row_sums(pairs);
-  detail::sum_rows_gpu(pairs, f, d_out, stream);
+  detail::sum_rows_to_device(pairs, f, d_out, stream);
 }
 
 /// One-call form: the sums in host memory (double), on the backend `exec` names.
 template <class T, bool W, class F>
 std::vector<double> sum_per_point(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, F f)
 {
-  return detail::on_backend(
-    exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
-    [&](cudaStream_t stream) { return detail::sum_rows_to_host(pairs, f, stream); });
+  return detail::sum_rows_on(exec, pairs, f);
 }
 
 /// sum_per_point of rows under exec::automatic on `stream`.

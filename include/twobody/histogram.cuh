@@ -19,29 +19,18 @@
 #pragma once
 
 #include <twobody/binning.cuh>
-#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
-#include <twobody/detail/launch.cuh>
-#include <twobody/dispatch/auto_policy.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram.cuh>
-#include <twobody/dispatch/histogram_launch.cuh>
-#include <twobody/math/bin_slot.cuh>
-#include <twobody/model/histogram_plan.cuh>
+#include <twobody/execution.cuh>
+#include <twobody/output/cluster_histogram.cuh>
 #include <twobody/output/global_atomics.cuh>
 #include <twobody/output/privatized_histogram.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
-#include <twobody/util/error.cuh>
-#include <twobody/util/pinned_array.cuh>
-#include <twobody/util/staging.cuh>
-#include <twobody/util/zeroed_scratch.cuh>
 #include <twobody/value_traits.cuh>
 
 #include <cuda_runtime_api.h>
 
-#include <cstring>
-#include <limits>
 #include <vector>
 
 namespace twobody {
@@ -51,7 +40,6 @@ template <class Input, class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts,
                output::warp_privatized policy, cudaStream_t stream = 0)
 {
-  TWOBODY_EXPECTS(policy.copies >= 1 && policy.copies <= 32, "warp_privatized: copies must be in [1, 32]");
   detail::privatized_histogram<Input>(pairs, f, bins, d_counts, policy.copies, stream);
 }
 
@@ -71,11 +59,6 @@ template <class Input, class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts,
                output::cluster_privatized policy, cudaStream_t stream = 0)
 {
-  detail::check_histogram_args<F>(pairs, bins, d_counts);
-  detail::require_device_pointer(d_counts, "histogram: d_counts");
-  TWOBODY_EXPECTS(policy.cluster_blocks >= 0 && policy.cluster_blocks <= detail::max_cluster_blocks,
-                  "cluster_privatized: cluster_blocks must be in [1, 16] (0: chosen by the cost model)");
-  TWOBODY_EXPECTS(policy.copies >= 0 && policy.copies <= 32, "cluster_privatized: copies must be in [1, 32] (0: chosen by the cost model)");
   detail::cluster_histogram<Input>(pairs, f, bins, d_counts, policy.cluster_blocks, policy.copies, stream);
 }
 
@@ -84,14 +67,7 @@ template <class Input, class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, output::global_atomics,
                cudaStream_t stream = 0)
 {
-  detail::check_histogram_args<F>(pairs, bins, d_counts);
-  detail::require_device_pointer(d_counts, "histogram: d_counts");
-  if (pairs.count() == 0) {
-    TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
-    return;
-  }
-  detail::staged_pairs<Points> const staged(pairs, stream);
-  detail::launch_global<Input>(staged.pairs(), f, bins, d_counts, stream);
+  detail::global_histogram<Input>(pairs, f, bins, d_counts, stream);
 }
 
 /// One-call histogram into device memory (asynchronous): the cost model picks the input
@@ -101,9 +77,7 @@ void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d
 template <class Points, class F, class Binning, class Count>
 void histogram(pair_set<Points> const& pairs, F f, Binning const& bins, Count* d_counts, cudaStream_t stream = 0)
 {
-  detail::check_histogram_args<F>(pairs, bins, d_counts);  // before planning
-  detail::require_device_pointer(d_counts, "histogram: d_counts");
-  detail::run_planned_histogram(pairs, f, bins, d_counts, plan_histogram<Count>(pairs, f, bins, stream), stream);
+  detail::histogram_to_device(pairs, f, bins, d_counts, stream);
 }
 
 /// One-call histogram returned to the host, on the backend `exec` names (the GPU form
@@ -113,33 +87,7 @@ template <class Points, class F, class Binning>
 histogram_result<pair_count_t<Points>> histogram(execution_policy const& exec, pair_set<Points> const& pairs, F f,
                                                  Binning const& bins)
 {
-  using Count = pair_count_t<Points>;
-  detail::check_bins_accept<F, Binning>();
-  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
-  return detail::on_backend(
-    exec, "histogram", pairs, [&] { return cpu::histogram(pairs, f, bins); },
-    [&](cudaStream_t stream) {
-      std::size_t const bytes = sizeof(Count) * (bins.size() + 1);
-      policy_plan const plan  = plan_histogram<Count>(pairs, f, bins, stream);
-      // A one-kernel plan counts into this thread's zeroed scratch, and its last block copies the
-      // result into the mapped host buffer: no allocation, zeroing, grid barrier or copy back.
-      auto const [host, mapped] = detail::mapped_result_buffer(bytes);
-      detail::zeroed_scratch* const scratch =
-        host != nullptr && detail::one_kernel_histogram(plan) ? detail::zeroed_scratch::of_thread(bytes) : nullptr;
-      detail::device_buffer d(scratch != nullptr ? 0 : bytes, stream);
-      Count* const d_counts = scratch != nullptr ? scratch->as<Count>() : d.as<Count>();
-      bool const mirrored   = detail::run_planned_histogram(
-        pairs, f, bins, d_counts, plan, stream, {static_cast<Count*>(mapped), scratch != nullptr ? scratch->ticket() : nullptr});
-      std::vector<Count> all(bins.size() + 1);
-      if (mirrored) {
-        TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-        if (scratch != nullptr) { scratch->settle(); }
-        std::memcpy(all.data(), host, bytes);
-      } else {  // (scratch that was not settled is zeroed again at its next use)
-        detail::copy_to_host_sync(all.data(), d_counts, all.size(), stream);
-      }
-      return histogram_result<Count>::from_slots(std::move(all), pairs.count());
-    });
+  return detail::histogram_on(exec, pairs, f, bins);
 }
 
 /// One-call histogram returned to the host under exec::automatic on `stream`.

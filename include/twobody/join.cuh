@@ -24,7 +24,6 @@
 #include <twobody/band_join.cuh>
 #include <twobody/defaults.cuh>
 #include <twobody/dispatch/as_emitter.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/emitters.cuh>
 #include <twobody/join_result.cuh>
@@ -54,20 +53,7 @@ template <class Input = default_input, class Output = default_join_output, class
 join_stats join_each(execution_policy const& exec, pair_set<Points> const& pairs, X const& x, Consume&& consume,
                      join_options const& opt = {})
 {
-  auto const e = detail::as_emitter(x);
-  using Record = typename decltype(e)::record_type;
-  detail::check_options<Output, Record>(opt);
-  return detail::on_backend(
-    exec, "join_each", pairs,
-    [&] {
-      auto const r = detail::cpu_join(pairs, x);
-      if (!r.empty()) { consume(r.data(), r.size()); }
-      return r.stats();
-    },
-    [&](cudaStream_t stream) {
-      detail::host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
-      return detail::run_join<Input, Output>(pairs, e, sink, opt, stream);
-    });
+  return detail::join_each_on<Input, Output>(exec, pairs, x, consume, opt);
 }
 
 /// join_each under exec::automatic on `stream`.
@@ -88,15 +74,7 @@ template <class Input = default_input, class Output = default_join_output, class
 join_result<join_record_t<X>> join(execution_policy const& exec, pair_set<Points> const& pairs,
                                                             X const& x, join_options const& opt = {})
 {
-  auto const e = detail::as_emitter(x);
-  using Record = typename decltype(e)::record_type;
-  detail::check_options<Output, Record>(opt);
-  return detail::on_backend(
-    exec, "join", pairs, [&] { return detail::cpu_join(pairs, x); },
-    [&](cudaStream_t stream) {
-      return detail::collect_join<Record>(
-        opt, [&](auto& sink) { return detail::run_join<Input, Output>(pairs, e, sink, opt, stream); });
-    });
+  return detail::join_on<Input, Output>(exec, pairs, x, opt);
 }
 
 /// join under exec::automatic on `stream`.

@@ -21,13 +21,10 @@
 /// A has too few tiles to fill the GPU).
 #pragma once
 
-#include <twobody/cpu/nearest.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/nearest.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/results.cuh>
 #include <twobody/rows.cuh>
-#include <twobody/util/validate.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -43,27 +40,14 @@ template <class Points, class Metric>
 void nearest_neighbors(pair_set<Points> const& pairs, Metric metric, int k, std::int32_t* d_indices, float* d_values,
                        cudaStream_t stream = 0)
 {
-  detail::check_nearest<Points, Metric>();
-  detail::validate(pairs);
-  detail::validate_nearest(pairs, k);
-  detail::require_device_pointer(d_indices, "nearest_neighbors: d_indices");
-  detail::require_device_pointer(d_values, "nearest_neighbors: d_values");
-  detail::nearest_gpu(pairs, metric, k, d_indices, d_values, stream);
+  detail::nearest_to_device(pairs, metric, k, d_indices, d_values, stream);
 }
 
 /// The k nearest partners of every point of A, on the backend `exec` names, returned to the host.
 template <class Points, class Metric>
 neighbors_result nearest_neighbors(execution_policy const& exec, pair_set<Points> const& pairs, Metric metric, int k)
 {
-  detail::check_nearest<Points, Metric>();
-  detail::validate(pairs);
-  detail::validate_nearest(pairs, k);
-  return detail::on_backend(
-    exec, "nearest_neighbors", pairs, [&] { return cpu::nearest_neighbors(pairs, metric, k); },
-    [&](cudaStream_t stream) {
-      return detail::nearest_to_host(
-        pairs.a.size, k, [&](std::int32_t* i, float* v) { detail::nearest_gpu(pairs, metric, k, i, v, stream); }, stream);
-    });
+  return detail::nearest_on(exec, pairs, metric, k);
 }
 
 /// nearest_neighbors under exec::automatic on `stream`.

@@ -16,18 +16,12 @@
 /// added with atomics, so the last bits can vary from run to run. Unweighted point sets.
 #pragma once
 
-#include <twobody/cpu/backend.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/per_point.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/points.cuh>
-#include <twobody/util/device_buffer.cuh>
-#include <twobody/util/error.cuh>
-#include <twobody/util/pinned_array.cuh>
-#include <twobody/util/zeroed_scratch.cuh>
 
 #include <cuda_runtime_api.h>
 
-#include <cstring>
 #include <vector>
 
 namespace twobody {
@@ -37,7 +31,7 @@ namespace twobody {
 template <class Input, class Points, class F, class Out>
 void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t stream = 0)
 {
-  detail::launch_per_point<Input>(pairs, f, d_out, stream);
+  detail::sum_per_point_with<Input>(pairs, f, d_out, stream);
 }
 
 /// One-call form into device memory (asynchronous; the cost model picks the input policy,
@@ -45,8 +39,7 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t 
 template <class Points, class F, class Out>
 void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t stream = 0)
 {
-  detail::validate(pairs);
-  detail::run_planned_sum_per_point(pairs, f, d_out, plan_sum_per_point<Out>(pairs, f), stream);
+  detail::sum_per_point_to_device(pairs, f, d_out, stream);
 }
 
 /// One-call form returned to the host, on the backend `exec` names, sums in the points'
@@ -55,30 +48,7 @@ void sum_per_point(pair_set<Points> const& pairs, F f, Out* d_out, cudaStream_t 
 template <class Points, class F>
 std::vector<typename Points::value_type> sum_per_point(execution_policy const& exec, pair_set<Points> const& pairs, F f)
 {
-  using T = typename Points::value_type;
-  return detail::on_backend(
-    exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
-    [&](cudaStream_t stream) {
-      detail::check_per_point_mode(pairs);
-      std::vector<T> out(static_cast<std::size_t>(pairs.a.size));
-      if (pairs.count() == 0) { return out; }  // no partner: every sum is 0
-      std::size_t const bytes = sizeof(T) * out.size();
-      // Small results: the kernel sums into this thread's zeroed scratch and its last block
-      // moves them to the mapped host buffer (no allocation, memset or copy back).
-      auto const [host, mapped] = detail::mapped_result_buffer(bytes);
-      if (detail::zeroed_scratch* const scratch = host != nullptr ? detail::zeroed_scratch::of_thread(bytes) : nullptr) {
-        detail::run_planned_sum_per_point(pairs, f, scratch->as<T>(), plan_sum_per_point<T>(pairs, f), stream,
-                                          detail::result_mirror<T>{static_cast<T*>(mapped), scratch->ticket()});
-        TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
-        scratch->settle();
-        std::memcpy(out.data(), host, bytes);
-        return out;
-      }
-      detail::device_buffer d(bytes, stream);
-      sum_per_point(pairs, f, d.as<T>(), stream);
-      detail::copy_to_host_sync(out.data(), d.as<T>(), out.size(), stream);
-      return out;
-    });
+  return detail::sum_per_point_on(exec, pairs, f);
 }
 
 /// One-call form returned to the host under exec::automatic on `stream`.

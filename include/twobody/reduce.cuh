@@ -20,14 +20,10 @@
 /// on the GPU or the CPU backend and returns the same value.
 #pragma once
 
-#include <twobody/cpu/backend.cuh>
 #include <twobody/defaults.cuh>
-#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/reduce.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/points.cuh>
-#include <twobody/util/error.cuh>
-#include <twobody/util/validate.cuh>
 
 #include <cuda/std/functional>
 #include <cuda_runtime_api.h>
@@ -69,9 +65,7 @@ void count_pairs(void* d_temp, std::size_t& temp_bytes, pair_set<Points> const& 
 template <class Input = input::automatic, class Points, class F, class Op, class T>
 void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_result, cudaStream_t stream = 0)
 {
-  TWOBODY_EXPECTS(d_result != nullptr, "reduce_pairs: the result pointer is null");
-  detail::require_device_pointer(d_result, "reduce_pairs: d_result");
-  detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, d_result, stream);
+  detail::reduce_to_device<Input, Points, F, Op, T, T>("reduce_pairs", pairs, f, op, identity, d_result, stream);
 }
 
 /// One-call reduction returned to the host, on the backend `exec` names (the GPU form
@@ -80,16 +74,7 @@ void reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, T* d_re
 template <class Input = input::automatic, class Points, class F, class Op, class T>
 T reduce_pairs(execution_policy const& exec, pair_set<Points> const& pairs, F f, Op op, T identity)
 {
-  return detail::on_backend(
-    exec, "reduce_pairs", pairs, [&] { return cpu::reduce_pairs(pairs, f, op, identity); },
-    [&](cudaStream_t stream) {
-      return detail::reduce_to_host<T>(
-        stream,
-        [&](T* mapped) { return detail::reduce_by_ticket<Input, Points, F, Op, T, T>(pairs, f, op, identity, mapped, stream); },
-        [&](T* d_result) {
-          detail::reduce_allocating<Input, Points, F, Op, T, T>(pairs, f, op, identity, d_result, stream);
-        });
-    });
+  return detail::reduce_on<Input, Points, F, Op, T, T>(exec, "reduce_pairs", pairs, f, op, identity);
 }
 
 /// One-call reduction returned to the host under exec::automatic on `stream`.
@@ -103,9 +88,9 @@ T reduce_pairs(pair_set<Points> const& pairs, F f, Op op, T identity, cudaStream
 template <class Input = input::automatic, class Points, class Pred>
 void count_pairs(pair_set<Points> const& pairs, Pred pred, pair_count_t<Points>* d_result, cudaStream_t stream = 0)
 {
-  TWOBODY_EXPECTS(d_result != nullptr, "count_pairs: the result pointer is null");
-  detail::require_device_pointer(d_result, "count_pairs: d_result");
-  detail::count_allocating<Input>(pairs, pred, d_result, stream);
+  using C = pair_count_t<Points>;
+  detail::reduce_to_device<Input, Points, Pred, cuda::std::plus<C>, C, detail::count_inner_t<Points>>(
+    "count_pairs", pairs, pred, cuda::std::plus<C>{}, C{}, d_result, stream);
 }
 
 /// One-call count returned to the host, on the backend `exec` names: pairs with pred(a, b)
@@ -114,17 +99,8 @@ template <class Input = input::automatic, class Points, class Pred>
 pair_count_t<Points> count_pairs(execution_policy const& exec, pair_set<Points> const& pairs, Pred pred)
 {
   using C = pair_count_t<Points>;
-  return detail::on_backend(
-    exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
-    [&](cudaStream_t stream) {
-      return detail::reduce_to_host<C>(
-        stream,
-        [&](C* mapped) {
-          return detail::reduce_by_ticket<Input, Points, Pred, cuda::std::plus<C>, C, detail::count_inner_t<Points>>(
-            pairs, pred, cuda::std::plus<C>{}, C{}, mapped, stream);
-        },
-        [&](C* d_result) { detail::count_allocating<Input>(pairs, pred, d_result, stream); });
-    });
+  return detail::reduce_on<Input, Points, Pred, cuda::std::plus<C>, C, detail::count_inner_t<Points>>(
+    exec, "count_pairs", pairs, pred, cuda::std::plus<C>{}, C{});
 }
 
 /// One-call count returned to the host under exec::automatic on `stream`.

@@ -108,6 +108,24 @@ join_stats run_sorted_band_join(pair_set<Points> const& pairs, band_fn<typename 
   });
 }
 
+/// The band join's GPU side (band_join_impl checked the arguments): sorted, or the nested loop.
+template <class Input, class Output, class Points, class E>
+join_result<typename E::record_type> band_join_gpu(pair_set<Points> const& pairs, band_fn<typename Points::value_type> const& band,
+                                                   E const& e, bool filtered, join_options const& opt, cudaStream_t stream)
+{
+  using Record = typename E::record_type;
+  if (band_join_method(pairs, opt, true) == join_method::sorted) {
+    return collect_join<Record>(opt, [&](auto& sink) {
+      join_stats st = run_sorted_band_join(pairs, band, e, filtered, sink, opt, stream);
+      st.method     = join_method::sorted;
+      return st;
+    });
+  }
+  return collect_join<Record>(opt, [&](auto& sink) {
+    return run_join<Input, Output>(pairs, band_then<typename Points::value_type, E>{band, e}, sink, opt, stream);
+  });
+}
+
 template <class Input, class Output, class Points, class X>
 join_result<join_record_t<X>> band_join_impl(execution_policy const& exec, pair_set<Points> const& pairs, int column,
                                              typename Points::value_type lower, typename Points::value_type upper,
@@ -133,18 +151,7 @@ join_result<join_record_t<X>> band_join_impl(execution_policy const& exec, pair_
       }
       return cpu_join(pairs, band_then<T, E>{band, e});
     },
-    [&](cudaStream_t stream) {
-      if (band_join_method(pairs, opt, true) == join_method::sorted) {
-        return collect_join<Record>(opt, [&](auto& sink) {
-          join_stats st = run_sorted_band_join(pairs, band, e, filtered, sink, opt, stream);
-          st.method     = join_method::sorted;
-          return st;
-        });
-      }
-      return collect_join<Record>(opt, [&](auto& sink) {
-        return run_join<Input, Output>(pairs, band_then<T, E>{band, e}, sink, opt, stream);
-      });
-    });
+    [&](cudaStream_t stream) { return band_join_gpu<Input, Output>(pairs, band, e, filtered, opt, stream); });
 }
 
 /// band_join_count: on the GPU's sorted path the prefix sum over the ranges (self mode with an
@@ -157,6 +164,7 @@ std::uint64_t band_join_count_impl(execution_policy const& exec, pair_set<Points
 {
   using T = typename Points::value_type;
   check_band(pairs, column, lower, upper, opt);
+  check_options<Output, index_pair>(opt);
   return on_backend(
     exec, "band_join_count", pairs,
     [&]() -> std::uint64_t {
@@ -168,7 +176,7 @@ std::uint64_t band_join_count_impl(execution_policy const& exec, pair_set<Points
     [&](cudaStream_t stream) -> std::uint64_t {
       if (pairs.count() == 0) { return 0; }
       if (band_join_method(pairs, opt, true) == join_method::nested_loop) {
-        return band_join_impl<Input, Output>(exec, pairs, column, lower, upper, any_pair{}, false, opt)
+        return band_join_gpu<Input, Output>(pairs, band_fn<T>{column, lower, upper}, as_emitter(any_pair{}), false, opt, stream)
           .size();
       }
       band_fn<T> const band{column, lower, upper};

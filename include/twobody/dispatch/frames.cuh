@@ -6,11 +6,14 @@
 #pragma once
 
 #include <twobody/binning.cuh>
+#include <twobody/cpu/frames.cuh>
 #include <twobody/detail/frame_traversal.cuh>
 #include <twobody/detail/frames_host.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/frame_set.cuh>
 #include <twobody/input/shared_tile.cuh>
 #include <twobody/math/bin_slot.cuh>
@@ -175,6 +178,123 @@ void frame_runs_to_host(frame_pairs<Points> const& pairs, frames_options const& 
                          };
                        });
 }
+/// The device-output forms (frames.cuh): the frames' layout (their offsets and boxes, read on
+/// the host), then one launch.
+template <class F, class Points, class Binning, class Count>
+void histogram_frames_to_device(frame_pairs<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
+                                bool per_frame, cudaStream_t stream)
+{
+  histogram_frames_device(pairs, frame_layout<Points>(pairs, stream), f, bins, d_counts, per_frame, stream);
+}
+template <class Pred, class Points>
+void count_frames_to_device(frame_pairs<Points> const& pairs, Pred const& pred, pair_count_t<Points>* d_counts, bool per_frame,
+                            cudaStream_t stream)
+{
+  count_frames_device(pairs, frame_layout<Points>(pairs, stream), pred, d_counts, per_frame, stream);
+}
+
+/// histogram_per_frame returned to the host (frames.cuh): the CPU backend, or the GPU in runs
+/// of frames that fit its memory.
+template <class Points, class F, class Binning>
+std::vector<histogram_result<pair_count_t<Points>>> histogram_per_frame_on(execution_policy const& exec,
+                                                                        frame_pairs<Points> const& pairs, F const& f,
+                                                                        Binning const& bins, frames_options const& opt)
+{
+  using Count = pair_count_t<Points>;
+  using layout_t = frame_layout<Points>;
+  check_bins_accept<F, Binning>();
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram_per_frame: need at least one bin");
+  if (!runs_on_gpu(exec, "histogram_per_frame")) {
+    return on_cpu_backend(exec, [&] { return cpu::histogram_per_frame(pairs, f, bins); });
+  }
+  cudaStream_t const stream = exec.stream;
+  std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
+  std::vector<histogram_result<Count>> out;
+  frame_runs_to_host<Count>(
+    pairs, opt, stream, [&](layout_t const& run) { return slots * run.pairs.size(); },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, Count* d) {
+      histogram_frames_device(run, layout, f, bins, d, true, stream);
+    },
+    [&](std::vector<Count> all, layout_t const& layout) {
+      for (std::size_t k = 0; k < layout.pairs.size(); ++k) {
+        out.push_back(histogram_result<Count>::from_slots(
+          std::vector<Count>(all.begin() + static_cast<std::ptrdiff_t>(k * slots), all.begin() + static_cast<std::ptrdiff_t>((k + 1) * slots)),
+          layout.pairs[k]));
+      }
+    });
+  return out;
+}
+
+/// histogram_frames returned to the host (frames.cuh).
+template <class Points, class F, class Binning>
+histogram_result<pair_count_t<Points>> histogram_frames_on(execution_policy const& exec, frame_pairs<Points> const& pairs, F const& f,
+                                                        Binning const& bins, frames_options const& opt)
+{
+  using Count = pair_count_t<Points>;
+  using layout_t = frame_layout<Points>;
+  check_bins_accept<F, Binning>();
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram_frames: need at least one bin");
+  if (!runs_on_gpu(exec, "histogram_frames")) {
+    return on_cpu_backend(exec, [&] { return cpu::histogram_frames(pairs, f, bins); });
+  }
+  cudaStream_t const stream = exec.stream;
+  std::size_t const slots   = static_cast<std::size_t>(bins.size()) + 1;
+  std::vector<Count> sum(slots, Count{});
+  unsigned long long total = 0;
+  frame_runs_to_host<Count>(
+    pairs, opt, stream, [&](layout_t const&) { return slots; },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, Count* d) {
+      histogram_frames_device(run, layout, f, bins, d, false, stream);
+    },
+    [&](std::vector<Count> part, layout_t const& layout) {
+      for (std::size_t k = 0; k < slots; ++k) { sum[k] += part[k]; }
+      for (unsigned long long c : layout.pairs) { total += c; }
+    });
+  return histogram_result<Count>::from_slots(std::move(sum), total);
+}
+
+/// count_per_frame returned to the host (frames.cuh).
+template <class Points, class Pred>
+std::vector<pair_count_t<Points>> count_per_frame_on(execution_policy const& exec, frame_pairs<Points> const& pairs, Pred const& pred,
+                                                  frames_options const& opt)
+{
+  using C        = pair_count_t<Points>;
+  using layout_t = frame_layout<Points>;
+  if (!runs_on_gpu(exec, "count_per_frame")) {
+    return on_cpu_backend(exec, [&] { return cpu::count_per_frame(pairs, pred); });
+  }
+  cudaStream_t const stream = exec.stream;
+  std::vector<C> out;
+  frame_runs_to_host<C>(
+    pairs, opt, stream, [](layout_t const& run) { return run.pairs.size(); },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, C* d) {
+      count_frames_device(run, layout, pred, d, true, stream);
+    },
+    [&](std::vector<C> counts, layout_t const&) { out.insert(out.end(), counts.begin(), counts.end()); });
+  return out;
+}
+
+/// count_frames returned to the host (frames.cuh).
+template <class Points, class Pred>
+pair_count_t<Points> count_frames_on(execution_policy const& exec, frame_pairs<Points> const& pairs, Pred const& pred,
+                                  frames_options const& opt)
+{
+  using C        = pair_count_t<Points>;
+  using layout_t = frame_layout<Points>;
+  if (!runs_on_gpu(exec, "count_frames")) {
+    return on_cpu_backend(exec, [&] { return cpu::count_frames(pairs, pred); });
+  }
+  cudaStream_t const stream = exec.stream;
+  C total{};
+  frame_runs_to_host<C>(
+    pairs, opt, stream, [](layout_t const&) { return std::size_t(1); },
+    [&](frame_pairs<Points> const& run, layout_t const& layout, C* d) {
+      count_frames_device(run, layout, pred, d, false, stream);
+    },
+    [&](std::vector<C> part, layout_t const&) { total += part[0]; });
+  return total;
+}
+
 }  // namespace detail
 
 }  // namespace twobody

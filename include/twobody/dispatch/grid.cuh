@@ -9,10 +9,12 @@
 #include <twobody/detail/grid_kernels.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/dispatch/backend.cuh>
+#include <twobody/dispatch/histogram.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/dispatch/reduce.cuh>
 #include <twobody/execution.cuh>
 #include <twobody/grid_options.cuh>
+#include <twobody/input/automatic.cuh>
 #include <twobody/math/bin_slot.cuh>
 #include <twobody/math/periodic_box.cuh>
 #include <twobody/model/privatization.cuh>
@@ -352,12 +354,12 @@ grid_index<T, D> grid_for(points<T, D> const& indexed, T cutoff, F const& f, cud
 }
 
 /// Runs a range-limited statistic of f: brute(policy) on the CPU backend or for brute force on
-/// the GPU, on_grid(index, cross queries or null) when a grid is used.
+/// the GPU (a statistic's one-call dispatch, which checks the pairs), on_grid(index, cross
+/// queries or null) when a grid is used (the pairs checked here, before the grid is built).
 template <class T, int D, class F, class Run, class Brute>
 auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg, F const& f,
                    char const* what, Run&& on_grid, Brute&& brute)
 {
-  validate(pairs);
   TWOBODY_EXPECTS(pairs.mode != pair_mode::ordered, "range-limited statistics take self or cross pairs");
   pair_search use = rg.search;
   if (!runs_on_gpu(exec, what)) {
@@ -373,6 +375,7 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
     if (rg.chosen != nullptr) { *rg.chosen = use; }
     return brute(twobody::exec::gpu.on(stream));
   }
+  validate(pairs);
   grid_index<T, D> const index = grid_for(indexed, rg.cutoff, f, stream);
   if (use == pair_search::automatic) {
     use = grid_pays(index.geometry(), static_cast<double>(pairs.count())) ? pair_search::grid : pair_search::brute_force;
@@ -380,6 +383,35 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
   if (rg.chosen != nullptr) { *rg.chosen = use; }
   if (use == pair_search::brute_force) { return brute(twobody::exec::gpu.on(stream)); }
   return on_grid(index, pairs.mode == pair_mode::cross ? &pairs.a : nullptr);
+}
+
+/// count_pairs with a cutoff (grid.cuh): through the grid or the one-call count.
+template <class T, int D, class Pred>
+unsigned long long grid_count_on(execution_policy const& exec, pair_set<points<T, D>> const& pairs, Pred const& pred,
+                                 within_cutoff<T> const& rg)
+{
+  using C = unsigned long long;
+  return range_limited(
+    exec, pairs, rg, pred, "count_pairs",
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) { return grid_count(index, cross, pred, rg.grid, exec.stream); },
+    [&](execution_policy const& e) {
+      return reduce_on<input::automatic, points<T, D>, Pred, cuda::std::plus<C>, C, count_inner_t<points<T, D>>>(
+        e, "count_pairs", pairs, pred, cuda::std::plus<C>{}, C{});
+    });
+}
+
+/// histogram with a cutoff (grid.cuh): through the grid or the one-call histogram.
+template <class T, int D, class F, class Binning>
+histogram_result<unsigned long long> grid_histogram_on(execution_policy const& exec, pair_set<points<T, D>> const& pairs,
+                                                       F const& f, Binning const& bins, within_cutoff<T> const& rg)
+{
+  check_bins_accept<F, Binning>();
+  return range_limited(
+    exec, pairs, rg, f, "histogram",
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
+      return grid_histogram(index, cross, f, bins, rg.grid, exec.stream);
+    },
+    [&](execution_policy const& e) { return histogram_on(e, pairs, f, bins); });
 }
 
 }  // namespace detail

@@ -99,6 +99,22 @@ join_stats grid_pairs_within(grid_index<T, D> const& index, points<T, D> const* 
   return run_grid_join<Output>(index, cross, as_emitter(within_eps_fn<T>{e * e}), sink, jopt, gopt, stream);
 }
 
+/// join with a cutoff (grid_join.cuh): through the grid (output GridOutput) or the one-call
+/// join (Input, Output).
+template <class Input, class Output, class GridOutput, class T, int D, class X>
+join_result<join_record_t<X>> grid_join_on(execution_policy const& exec, pair_set<points<T, D>> const& pairs, X const& x,
+                                           within_cutoff<T> const& rg, join_options const& jopt)
+{
+  return range_limited(
+    exec, pairs, rg, x, "join",
+    [&](grid_index<T, D> const& index, points<T, D> const* cross) {
+      auto const e = as_emitter(x);
+      return collect_join<join_record_t<X>>(
+        jopt, [&](auto& sink) { return run_grid_join<GridOutput>(index, cross, e, sink, jopt, rg.grid, exec.stream); });
+    },
+    [&](execution_policy const& e) { return join_on<Input, Output>(e, pairs, x, jopt); });
+}
+
 }  // namespace detail
 
 }  // namespace twobody

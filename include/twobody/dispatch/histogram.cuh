@@ -1,21 +1,29 @@
 /// \file histogram.cuh (dispatch)
-/// \brief The one-call histogram's plan and launch: the cost model plans once per problem
-/// (input policy, private copies, windows, shared memory) and the launch acts on that whole
-/// plan. The host layer plans once for all its block pairs and hands the plan in.
+/// \brief The histograms' dispatch: the one-call forms check their arguments once, the cost
+/// model plans once per problem (input policy, private copies, windows, shared memory) and the
+/// launch acts on that whole plan. The host layer plans once for all its block pairs and hands
+/// the plan in (run_planned_histogram).
 #pragma once
 
+#include <twobody/cpu/backend.cuh>
 #include <twobody/detail/tile_order.cuh>
 #include <twobody/dispatch/auto_policy.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/dispatch/histogram_sample.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
 #include <twobody/util/device_info.cuh>
+#include <twobody/util/pinned_array.cuh>
+#include <twobody/util/staging.cuh>
+#include <twobody/util/zeroed_scratch.cuh>
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>
 
+#include <cstring>
 #include <vector>
 
 namespace twobody {
@@ -225,12 +233,12 @@ inline bool one_kernel_histogram(policy_plan const& plan)
 /// a larger problem of the same shape) is acted on whole. Asynchronous on `stream`. With
 /// `mirror` (mapped host memory for bins.size() + 1 counters, and the ticket of d_counts' zeroed
 /// scratch), a one-kernel plan writes the result there instead and leaves d_counts zero; returns
-/// whether it did (otherwise the result is in d_counts).
+/// whether it did (otherwise the result is in d_counts). The caller has checked the arguments
+/// (check_histogram_args: histogram_to_device, histogram_on, the out-of-core drivers).
 template <class Points, class F, class Binning, class Count>
 bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
                            policy_plan const& plan, cudaStream_t stream, result_mirror<Count> mirror = {})
 {
-  check_histogram_args<F>(pairs, bins, d_counts);
   TWOBODY_EXPECTS(plan.output == output::warp_privatized::kind || plan.output == output::cluster_privatized::kind ||
                     plan.output == output::global_atomics::kind,
                   "histogram: the plan is not a histogram's");
@@ -285,6 +293,58 @@ bool run_planned_histogram(pair_set<Points> const& pairs, F const& f, Binning co
     mirrored = launch_privatized<Input>(staged.pairs(), f, bins, d_counts, layout, stream, mirror);
   });
   return mirrored;
+}
+
+/// The one-call histogram into device memory (histogram.cuh): checks the arguments once,
+/// plans, runs the plan. Asynchronous on `stream`.
+template <class Points, class F, class Binning, class Count>
+void histogram_to_device(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts,
+                         cudaStream_t stream)
+{
+  check_histogram_args<F>(pairs, bins, d_counts);
+  require_device_pointer(d_counts, "histogram: d_counts");
+  run_planned_histogram(pairs, f, bins, d_counts, plan_histogram<Count>(pairs, f, bins, stream), stream);
+}
+
+/// The one-call histogram's GPU side of a host result: plan, the result buffer, run, copy back.
+/// on_backend has checked the pairs, histogram_on the bins.
+template <class Points, class F, class Binning>
+histogram_result<pair_count_t<Points>> histogram_to_host(pair_set<Points> const& pairs, F const& f, Binning const& bins,
+                                                         cudaStream_t stream)
+{
+  using Count             = pair_count_t<Points>;
+  std::size_t const bytes = sizeof(Count) * (bins.size() + 1);
+  policy_plan const plan  = plan_histogram<Count>(pairs, f, bins, stream);
+  // A one-kernel plan counts into this thread's zeroed scratch, and its last block copies the
+  // result into the mapped host buffer: no allocation, zeroing, grid barrier or copy back.
+  auto const [host, mapped] = mapped_result_buffer(bytes);
+  zeroed_scratch* const scratch = host != nullptr && one_kernel_histogram(plan) ? zeroed_scratch::of_thread(bytes) : nullptr;
+  device_buffer d(scratch != nullptr ? 0 : bytes, stream);
+  Count* const d_counts = scratch != nullptr ? scratch->as<Count>() : d.as<Count>();
+  bool const mirrored   = run_planned_histogram(pairs, f, bins, d_counts, plan, stream,
+                                                {static_cast<Count*>(mapped), scratch != nullptr ? scratch->ticket() : nullptr});
+  std::vector<Count> all(bins.size() + 1);
+  if (mirrored) {
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (scratch != nullptr) { scratch->settle(); }
+    std::memcpy(all.data(), host, bytes);
+  } else {  // (scratch that was not settled is zeroed again at its next use)
+    copy_to_host_sync(all.data(), d_counts, all.size(), stream);
+  }
+  return histogram_result<Count>::from_slots(std::move(all), pairs.count());
+}
+
+/// The one-call histogram returned to the host (histogram.cuh): checks the bins; on_backend
+/// checks the pairs and runs the CPU backend or histogram_to_host.
+template <class Points, class F, class Binning>
+histogram_result<pair_count_t<Points>> histogram_on(execution_policy const& exec, pair_set<Points> const& pairs, F const& f,
+                                                    Binning const& bins)
+{
+  check_bins_accept<F, Binning>();
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  return on_backend(
+    exec, "histogram", pairs, [&] { return cpu::histogram(pairs, f, bins); },
+    [&](cudaStream_t stream) { return histogram_to_host(pairs, f, bins, stream); });
 }
 
 }  // namespace detail

@@ -291,6 +291,7 @@ void privatized_histogram(pair_set<Points> const& pairs, F const& f, Binning con
                           int copies, cudaStream_t stream)
 {
   check_histogram_args<F>(pairs, bins, d_counts);
+  TWOBODY_EXPECTS(copies >= 1 && copies <= 32, "warp_privatized: copies must be in [1, 32]");
   require_device_pointer(d_counts, "histogram: d_counts");
   int const slots = bins.size() + 1;
   if (pairs.count() == 0) {
@@ -312,6 +313,11 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
 {
   using Counter = shared_counter_t<Count>;
   using kernel  = cluster_kernel<Input, Points, F, Binning, Count>;
+  check_histogram_args<F>(pairs, bins, d_counts);
+  require_device_pointer(d_counts, "histogram: d_counts");
+  TWOBODY_EXPECTS(cluster >= 0 && cluster <= max_cluster_blocks,
+                  "cluster_privatized: cluster_blocks must be in [1, 16] (0: chosen by the cost model)");
+  TWOBODY_EXPECTS(copies >= 0 && copies <= 32, "cluster_privatized: copies must be in [1, 32] (0: chosen by the cost model)");
   require_thread_block_clusters();
   int const slots = bins.size() + 1;
   if (pairs.count() == 0) {
@@ -329,6 +335,20 @@ void cluster_histogram(pair_set<Points> const& pairs, F const& f, Binning const&
   }
   staged_pairs<Points> const staged(pairs, stream);
   launch_cluster<Input>(staged.pairs(), f, bins, d_counts, layout, stream);
+}
+
+/// The explicit global-atomics form: one global atomic per pair.
+template <class Input, class Points, class F, class Binning, class Count>
+void global_histogram(pair_set<Points> const& pairs, F const& f, Binning const& bins, Count* d_counts, cudaStream_t stream)
+{
+  check_histogram_args<F>(pairs, bins, d_counts);
+  require_device_pointer(d_counts, "histogram: d_counts");
+  if (pairs.count() == 0) {
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(d_counts, 0, sizeof(Count) * (bins.size() + 1), stream));
+    return;
+  }
+  staged_pairs<Points> const staged(pairs, stream);
+  launch_global<Input>(staged.pairs(), f, bins, d_counts, stream);
 }
 
 }  // namespace detail

@@ -7,7 +7,9 @@
 #include <twobody/cpu/backend.cuh>
 #include <twobody/detail/join_driver.cuh>
 #include <twobody/dispatch/as_emitter.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/emitters.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/points.cuh>
 #include <twobody/util/error.cuh>
@@ -49,13 +51,14 @@ void check_options(join_options const& opt)
   }
 }
 
+/// The nested-loop join of `pairs` into `sink`, by the policies Input and Output. The caller has
+/// checked the pairs (validate: also fewer than 2^32 points per side, as the 32-bit record
+/// indices need) and the options (check_options).
 template <class Input, class Output, class Points, class Emitter, class Sink>
 join_stats run_join(pair_set<Points> const& pairs, Emitter const& e, Sink& sink, join_options const& opt,
                     cudaStream_t stream)
 {
   check_record<typename Emitter::record_type>();
-  check_options<Output, typename Emitter::record_type>(opt);
-  validate(pairs);  // also: fewer than 2^32 points per side, as the 32-bit record indices need
   if (pairs.count() == 0) { return {}; }
   staged_pairs<Points> const staged(pairs, stream);
   pair_set<Points> const dev = staged.pairs();
@@ -93,6 +96,44 @@ join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x
   st.results = records.size();
   st.rounds  = 1;
   return {std::move(records), st};
+}
+
+/// join_each (join.cuh): checks the options; on_backend checks the pairs and runs the CPU
+/// backend (consume called once) or run_join into a host sink.
+template <class Input, class Output, class Points, class X, class Consume>
+join_stats join_each_on(execution_policy const& exec, pair_set<Points> const& pairs, X const& x, Consume& consume,
+                        join_options const& opt)
+{
+  auto const e = as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  check_options<Output, Record>(opt);
+  return on_backend(
+    exec, "join_each", pairs,
+    [&] {
+      auto const r = cpu_join(pairs, x);
+      if (!r.empty()) { consume(r.data(), r.size()); }
+      return r.stats();
+    },
+    [&](cudaStream_t stream) {
+      host_sink<Record, cuda::std::remove_reference_t<Consume>> sink(consume);
+      return run_join<Input, Output>(pairs, e, sink, opt, stream);
+    });
+}
+
+/// join (join.cuh): checks the options; on_backend checks the pairs and runs the CPU backend or
+/// run_join into the result's sink.
+template <class Input, class Output, class Points, class X>
+join_result<join_record_t<X>> join_on(execution_policy const& exec, pair_set<Points> const& pairs, X const& x,
+                                      join_options const& opt)
+{
+  auto const e = as_emitter(x);
+  using Record = typename decltype(e)::record_type;
+  check_options<Output, Record>(opt);
+  return on_backend(
+    exec, "join", pairs, [&] { return cpu_join(pairs, x); },
+    [&](cudaStream_t stream) {
+      return collect_join<Record>(opt, [&](auto& sink) { return run_join<Input, Output>(pairs, e, sink, opt, stream); });
+    });
 }
 
 }  // namespace detail

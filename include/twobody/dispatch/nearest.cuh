@@ -5,10 +5,13 @@
 /// call it.
 #pragma once
 
+#include <twobody/cpu/nearest.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/detail/nearest_candidates.cuh>
 #include <twobody/detail/nearest_point_traversal.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/rows.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/engine/engine.cuh>
 #include <twobody/math/neighbor_keys.cuh>
 #include <twobody/math/row_metric_kind.cuh>
@@ -244,6 +247,34 @@ template <class Points, class Metric>
 void nearest_gpu(pair_set<Points> const& pairs, Metric const& metric, int k, std::int32_t* d_index, float* d_value, cudaStream_t stream)
 {
   nearest_points_gpu(pairs, metric, k, d_index, d_value, stream);
+}
+
+/// The device-memory form (nearest_neighbors.cuh): checks once, then nearest_gpu.
+template <class Points, class Metric>
+void nearest_to_device(pair_set<Points> const& pairs, Metric const& metric, int k, std::int32_t* d_indices, float* d_values,
+                       cudaStream_t stream)
+{
+  check_nearest<Points, Metric>();
+  validate(pairs);
+  validate_nearest(pairs, k);
+  require_device_pointer(d_indices, "nearest_neighbors: d_indices");
+  require_device_pointer(d_values, "nearest_neighbors: d_values");
+  nearest_gpu(pairs, metric, k, d_indices, d_values, stream);
+}
+
+/// The host-result form: on_backend checks the pairs and runs the CPU backend (which checks k
+/// itself, as a public function) or, on the GPU, validate_nearest and nearest_gpu.
+template <class Points, class Metric>
+neighbors_result nearest_on(execution_policy const& exec, pair_set<Points> const& pairs, Metric const& metric, int k)
+{
+  check_nearest<Points, Metric>();
+  return on_backend(
+    exec, "nearest_neighbors", pairs, [&] { return cpu::nearest_neighbors(pairs, metric, k); },
+    [&](cudaStream_t stream) {
+      validate_nearest(pairs, k);
+      return nearest_to_host(
+        pairs.a.size, k, [&](std::int32_t* i, float* v) { nearest_gpu(pairs, metric, k, i, v, stream); }, stream);
+    });
 }
 
 }  // namespace detail

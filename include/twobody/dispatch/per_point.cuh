@@ -4,13 +4,18 @@
 /// and the launch acts on that plan.
 #pragma once
 
+#include <twobody/cpu/backend.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/dispatch/auto_policy.cuh>
+#include <twobody/dispatch/backend.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/model/policy.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/points.cuh>
+#include <twobody/util/device_buffer.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
 #include <twobody/util/zeroed_scratch.cuh>
@@ -18,6 +23,9 @@
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <vector>
 
 namespace twobody {
 namespace detail {
@@ -58,10 +66,19 @@ void check_per_point_mode(pair_set<Points> const& pairs)
                   "sum_per_point: self pairs visit each pair once; use ordered_pairs (all j != i) or cross_pairs");
 }
 
+/// The checks of a per-point sum into device memory, once per call.
+template <class Points, class Out>
+void check_per_point_args(pair_set<Points> const& pairs, Out const* d_out)
+{
+  validate(pairs);
+  check_per_point_mode(pairs);
+  TWOBODY_EXPECTS(pairs.a.size == 0 || d_out != nullptr, "sum_per_point: the output pointer is null");
+}
+
 /// sum f(a_i, b_j) over the partners of every point of A into d_out[i] with input policy
-/// Input (the explicit form's body). Asynchronous on `stream`. With `fin.to` set, d_out must be
-/// zero at the launch (zeroed_scratch) and is left zero: the sums land in fin.to instead
-/// (needs fin.ticket; nothing is written there without pairs).
+/// Input. Asynchronous on `stream`. With `fin.to` set, d_out must be zero at the launch
+/// (zeroed_scratch) and is left zero: the sums land in fin.to instead (needs fin.ticket;
+/// nothing is written there without pairs). The caller has checked the arguments.
 template <class Input, class Points, class F, class Out>
 void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cudaStream_t stream,
                       result_mirror<Out> fin = {})
@@ -69,10 +86,7 @@ void launch_per_point(pair_set<Points> const& pairs, F const& f, Out* d_out, cud
   static_assert(cuda::std::is_same_v<Out, float> || cuda::std::is_same_v<Out, double>,
                 "twobody::sum_per_point: the output must be float or double");
   static_assert(!Points::weighted, "twobody::sum_per_point: weighted point sets are not supported; fold weights into f");
-  validate(pairs);
-  check_per_point_mode(pairs);
   if (pairs.a.size == 0) { return; }
-  TWOBODY_EXPECTS(d_out != nullptr, "sum_per_point: the output pointer is null");
   std::size_t const out_bytes = sizeof(Out) * static_cast<std::size_t>(pairs.a.size);
   if (pairs.count() == 0) {
     if (fin.to == nullptr) { TWOBODY_CUDA_TRY(cudaMemsetAsync(d_out, 0, out_bytes, stream)); }
@@ -124,6 +138,55 @@ void run_planned_sum_per_point(pair_set<Points> const& pairs, F const& f, Out* d
   TWOBODY_EXPECTS(plan.output == output::per_point_sum::kind, "sum_per_point: the plan is not a per-point sum's");
   with_chosen_input(per_point_inputs<Points>{}, plan.input,
                     [&](auto in) { launch_per_point<decltype(in)>(pairs, f, d_out, stream, fin); });
+}
+
+/// The explicit form (per_point.cuh: sum_per_point<Input>): checks once, launches Input.
+template <class Input, class Points, class F, class Out>
+void sum_per_point_with(pair_set<Points> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
+{
+  check_per_point_args(pairs, d_out);
+  launch_per_point<Input>(pairs, f, d_out, stream);
+}
+
+/// The one-call form into device memory: checks once, plans, runs the plan.
+template <class Points, class F, class Out>
+void sum_per_point_to_device(pair_set<Points> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
+{
+  check_per_point_args(pairs, d_out);
+  run_planned_sum_per_point(pairs, f, d_out, plan_sum_per_point<Out>(pairs, f), stream);
+}
+
+/// The one-call form returned to the host: on_backend checks the pairs and runs the CPU backend
+/// or, on the GPU, the planned sums into mapped memory where they fit, else a device buffer.
+template <class Points, class F>
+std::vector<typename Points::value_type> sum_per_point_on(execution_policy const& exec, pair_set<Points> const& pairs,
+                                                          F const& f)
+{
+  using T = typename Points::value_type;
+  return on_backend(
+    exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
+    [&](cudaStream_t stream) {
+      check_per_point_mode(pairs);
+      std::vector<T> out(static_cast<std::size_t>(pairs.a.size));
+      if (pairs.count() == 0) { return out; }  // no partner: every sum is 0
+      std::size_t const bytes = sizeof(T) * out.size();
+      policy_plan const plan  = plan_sum_per_point<T>(pairs, f);
+      // Small results: the kernel sums into this thread's zeroed scratch and its last block
+      // moves them to the mapped host buffer (no allocation, memset or copy back).
+      auto const [host, mapped] = mapped_result_buffer(bytes);
+      if (zeroed_scratch* const scratch = host != nullptr ? zeroed_scratch::of_thread(bytes) : nullptr) {
+        run_planned_sum_per_point(pairs, f, scratch->as<T>(), plan, stream,
+                                  result_mirror<T>{static_cast<T*>(mapped), scratch->ticket()});
+        TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+        scratch->settle();
+        std::memcpy(out.data(), host, bytes);
+        return out;
+      }
+      device_buffer d(bytes, stream);
+      run_planned_sum_per_point(pairs, f, d.as<T>(), plan, stream);
+      copy_to_host_sync(out.data(), d.as<T>(), out.size(), stream);
+      return out;
+    });
 }
 
 }  // namespace detail

@@ -5,8 +5,11 @@
 /// cub::DeviceReduce), and brings a host-synchronous result back. reduce.cuh's forms call it.
 #pragma once
 
+#include <twobody/cpu/backend.cuh>
 #include <twobody/detail/launch.cuh>
 #include <twobody/dispatch/auto_policy.cuh>
+#include <twobody/dispatch/backend.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/input/automatic.cuh>
 #include <twobody/output/registers.cuh>
 #include <twobody/points.cuh>
@@ -23,6 +26,7 @@
 #include <cuda_runtime_api.h>
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 namespace twobody {
 namespace detail {
@@ -85,11 +89,11 @@ void with_reduction_input(pair_set<Points> const& pairs, Fn&& fn)
 }
 
 /// reduce_by_ticket_with with the named input policy, or the cost model's (input::automatic).
+/// The caller has checked the arguments (reduce_on).
 template <class Input, class Points, class F, class Op, class T, class Inner>
 bool reduce_by_ticket(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* mapped_result,
                       cudaStream_t stream)
 {
-  validate(pairs);
   bool done = false;
   with_reduction_input<Input, Points, F, Op, T, Inner>(pairs, [&](auto in) {
     done = reduce_by_ticket_with<decltype(in), Points, F, Op, T, Inner>(pairs, f, op, identity, mapped_result, stream);
@@ -207,12 +211,11 @@ T reduce_to_host(cudaStream_t stream, ByTicket&& by_ticket, Run&& run)
 
 /// The one-call forms into device memory: planned once, with scratch space allocated
 /// stream-ordered here where the launch needs some (an integer sum in one cooperative kernel,
-/// the one-call count's usual case, needs none), so only d_result is the caller's (checked by
-/// the public forms that take one).
+/// the one-call count's usual case, needs none), so only d_result is the caller's. The caller
+/// has checked the arguments (reduce_to_device, reduce_on).
 template <class Input, class Points, class F, class Op, class T, class Inner>
 void reduce_allocating(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* d_result, cudaStream_t stream)
 {
-  validate(pairs);
   with_reduction_input<Input, Points, F, Op, T, Inner>(pairs, [&](auto in) {
     reduction_launch<decltype(in), Points, F, Op, T, Inner> const run(pairs, op, identity, d_result, stream);
     device_buffer const temp(run.scratch_bytes(), stream);  // 0 bytes: no allocation, a null data()
@@ -224,13 +227,29 @@ void reduce_allocating(pair_set<Points> const& pairs, F const& f, Op op, T ident
 template <class Points>
 using count_inner_t = cuda::std::conditional_t<Points::weighted, pair_count_t<Points>, unsigned int>;
 
-template <class Input, class Points, class Pred>
-void count_allocating(pair_set<Points> const& pairs, Pred const& pred, pair_count_t<Points>* d_result,
+/// The one-call reduction into device memory (reduce.cuh: reduce_pairs, count_pairs): checks
+/// the arguments once, then reduce_allocating. Asynchronous on `stream`.
+template <class Input, class Points, class F, class Op, class T, class Inner>
+void reduce_to_device(char const* what, pair_set<Points> const& pairs, F const& f, Op op, T identity, T* d_result,
                       cudaStream_t stream)
 {
-  using C = pair_count_t<Points>;
-  reduce_allocating<Input, Points, Pred, cuda::std::plus<C>, C, count_inner_t<Points>>(pairs, pred, cuda::std::plus<C>{},
-                                                                                       C{}, d_result, stream);
+  TWOBODY_EXPECTS(d_result != nullptr, (std::string(what) + ": the result pointer is null").c_str());
+  require_device_pointer(d_result, (std::string(what) + ": d_result").c_str());
+  validate(pairs);
+  reduce_allocating<Input, Points, F, Op, T, Inner>(pairs, f, op, identity, d_result, stream);
+}
+
+/// The one-call reduction returned to the host (reduce.cuh): on_backend checks the pairs and
+/// runs the CPU backend or, on the GPU, the reduction by ticket into mapped memory where it can.
+template <class Input, class Points, class F, class Op, class T, class Inner>
+T reduce_on(execution_policy const& exec, char const* what, pair_set<Points> const& pairs, F const& f, Op op, T identity)
+{
+  auto const on_cpu = [&] { return cpu::reduce_pairs(pairs, f, op, identity); };
+  return on_backend(exec, what, pairs, on_cpu, [&](cudaStream_t stream) {
+    return reduce_to_host<T>(
+      stream, [&](T* mapped) { return reduce_by_ticket<Input, Points, F, Op, T, Inner>(pairs, f, op, identity, mapped, stream); },
+      [&](T* d_result) { reduce_allocating<Input, Points, F, Op, T, Inner>(pairs, f, op, identity, d_result, stream); });
+  });
 }
 
 }  // namespace detail

@@ -7,9 +7,11 @@
 #include <twobody/cpu/rows.cuh>
 #include <twobody/detail/join_driver.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/join.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/join_result.cuh>
 #include <twobody/math/row_metric_kind.cuh>
 #include <twobody/math/row_rules.cuh>
@@ -95,6 +97,41 @@ within<Metric, float> at_most(Metric metric, float eps)
   TWOBODY_EXPECTS(std::isfinite(eps), "pairs_within: eps must be finite");
   TWOBODY_EXPECTS(eps >= 0.0f, "pairs_within: eps must be >= 0");
   return closer_than(metric, std::nextafter(eps, INFINITY));
+}
+
+/// join_each of rows (highdim_join.cuh): checks the options; on_backend checks the pairs and
+/// runs the CPU backend (consume called once) or run_row_join into a host sink.
+template <class Output, class T, bool W, class Pred, class Consume>
+join_stats row_join_each_on(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred const& pred,
+                            Consume& consume, join_options const& opt)
+{
+  check_options<Output, index_pair_value<float>>(opt);
+  return on_backend(
+    exec, "join_each", pairs,
+    [&] {
+      auto const r = cpu_row_join(pairs, pred);
+      if (!r.empty()) { consume(r.data(), r.size()); }
+      return r.stats();
+    },
+    [&](cudaStream_t stream) {
+      host_sink<index_pair_value<float>, cuda::std::remove_reference_t<Consume>> sink(consume);
+      return run_row_join<Output>(pairs, pred, sink, opt, stream);
+    });
+}
+
+/// join of rows (highdim_join.cuh): checks the options; on_backend checks the pairs and runs the
+/// CPU backend or run_row_join into the result's sink.
+template <class Output, class T, bool W, class Pred>
+join_result<index_pair_value<float>> row_join_on(execution_policy const& exec, pair_set<rows<T, W>> const& pairs,
+                                                 Pred const& pred, join_options const& opt)
+{
+  check_options<Output, index_pair_value<float>>(opt);
+  return on_backend(
+    exec, "join", pairs, [&] { return cpu_row_join(pairs, pred); },
+    [&](cudaStream_t stream) {
+      return collect_join<index_pair_value<float>>(
+        opt, [&](auto& sink) { return run_row_join<Output>(pairs, pred, sink, opt, stream); });
+    });
 }
 
 }  // namespace detail

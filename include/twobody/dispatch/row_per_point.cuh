@@ -6,8 +6,10 @@
 
 #include <twobody/cpu/rows.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/rows.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/math/row_metric_kind.cuh>
 #include <twobody/output/per_point.cuh>
 #include <twobody/rows.cuh>
@@ -15,6 +17,7 @@
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/pinned_array.cuh>
+#include <twobody/util/validate.cuh>
 
 #include <cuda/std/type_traits>
 #include <cuda_runtime_api.h>
@@ -64,6 +67,24 @@ std::vector<double> sum_rows_to_host(pair_set<rows<T, W>> const& pairs, F const&
   sum_rows_gpu(pairs, f, d.as<double>(), stream);
   copy_to_host_sync(out.data(), d.as<double>(), out.size(), stream);
   return out;
+}
+
+/// The device-memory form (highdim_per_point.cuh): checks once, then sum_rows_gpu.
+template <class T, bool W, class F, class Out>
+void sum_rows_to_device(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cudaStream_t stream)
+{
+  validate(pairs);
+  check_row_sums(pairs);
+  sum_rows_gpu(pairs, f, d_out, stream);
+}
+
+/// The host-result form: on_backend checks the pairs and runs the CPU backend or sum_rows_to_host.
+template <class T, bool W, class F>
+std::vector<double> sum_rows_on(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, F const& f)
+{
+  return on_backend(
+    exec, "sum_per_point", pairs, [&] { return cpu::sum_per_point(pairs, f); },
+    [&](cudaStream_t stream) { return sum_rows_to_host(pairs, f, stream); });
 }
 
 }  // namespace detail

@@ -6,10 +6,13 @@
 #pragma once
 
 #include <twobody/binning.cuh>
+#include <twobody/cpu/rows.cuh>
 #include <twobody/detail/launch.cuh>
+#include <twobody/dispatch/backend.cuh>
 #include <twobody/dispatch/histogram_launch.cuh>
 #include <twobody/dispatch/reduce.cuh>
 #include <twobody/engine/engine.cuh>
+#include <twobody/execution.cuh>
 #include <twobody/input/automatic.cuh>
 #include <twobody/math/row_metric_kind.cuh>
 #include <twobody/output/global_atomics.cuh>
@@ -269,6 +272,28 @@ histogram_result<pair_count_t<rows<T, W>>> histogram_rows_gpu(pair_set<rows<T, W
   std::vector<C> all(static_cast<std::size_t>(slots));
   copy_to_host_sync(all.data(), counts.as<C>(), all.size(), stream);
   return histogram_result<C>::from_slots(std::move(all), pairs.count());
+}
+
+/// count_pairs of rows returned to the host (highdim.cuh): on_backend checks the pairs and runs
+/// the CPU backend or count_rows_gpu.
+template <class Input, class T, bool W, class Pred>
+pair_count_t<rows<T, W>> count_rows_on(execution_policy const& exec, pair_set<rows<T, W>> const& pairs, Pred const& pred)
+{
+  return on_backend(
+    exec, "count_pairs", pairs, [&] { return cpu::count_pairs(pairs, pred); },
+    [&](cudaStream_t stream) { return count_rows_gpu<Input>(pairs, pred, stream); });
+}
+
+/// histogram of rows returned to the host (highdim.cuh): checks the bins; on_backend checks the
+/// pairs and runs the CPU backend or histogram_rows_gpu.
+template <class Input, class T, bool W, class Metric>
+histogram_result<pair_count_t<rows<T, W>>> histogram_rows_on(execution_policy const& exec, pair_set<rows<T, W>> const& pairs,
+                                                             Metric const& metric, uniform_bins<float> const& bins)
+{
+  TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  return on_backend(
+    exec, "histogram", pairs, [&] { return cpu::histogram(pairs, metric, bins); },
+    [&](cudaStream_t stream) { return histogram_rows_gpu<Input, T, W, Metric>(pairs, bins, stream); });
 }
 
 }  // namespace detail

@@ -30,12 +30,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <exception>
-#include <mutex>
-#include <thread>
 #include <cstring>
+#include <exception>
 #include <functional>
+#include <limits>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -404,7 +405,9 @@ histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, 
 {
   using Count = pair_count_t<Points>;
   using twobody::detail::device_buffer;
+  twobody::detail::check_bins_accept<F, Binning>();
   TWOBODY_EXPECTS(bins.size() >= 1, "histogram: need at least one bin");
+  TWOBODY_EXPECTS(bins.size() < std::numeric_limits<int>::max() - 1, "histogram: too many bins");
   std::size_t const slots = static_cast<std::size_t>(bins.size()) + 1;
   struct sums {
     device_buffer total, part;

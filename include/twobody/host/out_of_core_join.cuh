@@ -59,6 +59,7 @@ join_stats join_each(pair_set<Points> const& pairs, X const& x, Consume&& consum
   auto const e = twobody::detail::as_emitter(x);
   using Record = typename decltype(e)::record_type;
   twobody::detail::validate(pairs);  // fewer than 2^32 points per side: 32-bit set indices
+  twobody::detail::check_options<default_join_output, Record>(jopt);
   std::mutex consume_mutex;
   struct worker {
     block_plan const* plan;
