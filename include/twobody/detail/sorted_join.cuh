@@ -85,8 +85,10 @@ key_ranges<typename Points::value_type> build_key_ranges(pair_set<Points> const&
   return r;
 }
 
-/// The merged position of output k (a chunk boundary of the exact path).
-inline unsigned long long diagonal_of_output(range_view const& v, unsigned long long k, cudaStream_t stream)
+/// The merged position of output k (a chunk boundary of the exact path). A template (View is
+/// range_view) so that its kernel is compiled only where a sorted join is.
+template <class View>
+unsigned long long diagonal_of_output(View const& v, unsigned long long k, cudaStream_t stream)
 {
   if (k >= v.total) { return v.diagonals(); }
   device_buffer d(sizeof(unsigned long long), stream);

@@ -92,9 +92,12 @@ class nearest_lists_buffer {
   }
   neighbor_key* keys() { return keys_.as<neighbor_key>(); }
 
+  /// A template (Key is neighbor_key) so that the sort and decode kernels are compiled only
+  /// where a nearest-neighbour search is, not in every file that includes this header.
+  template <class Key = neighbor_key>
   void finish(bool larger_nearer, std::int32_t* d_index, float* d_value, cudaStream_t stream)
   {
-    neighbor_key const* lists = keys_.as<neighbor_key>();
+    Key const* lists = keys_.as<Key>();
     device_buffer sorted;
     if (segments_ > 1) {
       // Each row's segments' lists are sorted runs side by side: one sort of the row's keys.
@@ -103,12 +106,12 @@ class nearest_lists_buffer {
       auto offsets = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), times_fn{static_cast<long long>(segments_) * k_});
       sorted       = device_buffer(keys_.size(), stream);
       std::size_t bytes = 0;
-      TWOBODY_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, lists, sorted.as<neighbor_key>(), items,
+      TWOBODY_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, lists, sorted.as<Key>(), items,
                                                           rows_, offsets, offsets + 1, stream));
       device_buffer temp(bytes, stream);
-      TWOBODY_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(temp.data(), bytes, lists, sorted.as<neighbor_key>(), items,
+      TWOBODY_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(temp.data(), bytes, lists, sorted.as<Key>(), items,
                                                           rows_, offsets, offsets + 1, stream));
-      lists = sorted.as<neighbor_key>();
+      lists = sorted.as<Key>();
     }
     long long const total = static_cast<long long>(rows_) * k_;
     int const blocks      = static_cast<int>(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
