@@ -62,7 +62,7 @@ std::vector<C> run_histogram(pair_set<Points> const& pairs, F const& f, Bins con
 
 /// Float points uniform in [0, L)^3 with some on the faces (0 and the float below L), pairs
 /// exactly L/2 apart on an axis, repeated points and a few NaN coordinates.
-void awkward_points(std::int64_t n, float L, unsigned seed, std::vector<float> (&c)[3])
+inline void awkward_points(std::int64_t n, float L, unsigned seed, std::vector<float> (&c)[3])
 {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(0.f, L);
