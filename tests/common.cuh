@@ -148,13 +148,24 @@ struct config {
   using input = Input;
   using value = T;
 };
-using policy_configs =
-  ::testing::Types<config<twobody::input::shared_tile<256, 4>, float>, config<twobody::input::shared_tile<256, 4>, double>,
-                   config<twobody::input::shared_tile<128, 1>, float>, config<twobody::input::shared_tile<256, 1, 4, 2>, float>,
-                   config<twobody::input::shared_tile<128, 2, 1, 2>, double>, config<twobody::input::readonly_tile<64, 2>, float>,
-                   config<twobody::input::readonly_tile<256, 4>, double>, config<twobody::input::shuffle_tile<256, 4>, float>,
-                   config<twobody::input::shuffle_tile<128, 2>, double>, config<twobody::input::naive<128>, float>,
-                   config<twobody::input::naive<256>, double>>;
+/// A list of configs; `types` is the ::testing::Types a typed suite runs over.
+template <class... C>
+struct config_list {
+  using types = ::testing::Types<C...>;
+};
+template <class... A, class... B>
+config_list<A..., B...> operator+(config_list<A...>, config_list<B...>);
+/// The shared tiles, and the other inputs (test_gpu_histogram instantiates its typed test for
+/// each in a file of its own; the other suites run over both, policy_configs).
+using shared_tile_configs =
+  config_list<config<twobody::input::shared_tile<256, 4>, float>, config<twobody::input::shared_tile<256, 4>, double>,
+              config<twobody::input::shared_tile<128, 1>, float>, config<twobody::input::shared_tile<256, 1, 4, 2>, float>,
+              config<twobody::input::shared_tile<128, 2, 1, 2>, double>>;
+using other_input_configs =
+  config_list<config<twobody::input::readonly_tile<64, 2>, float>, config<twobody::input::readonly_tile<256, 4>, double>,
+              config<twobody::input::shuffle_tile<256, 4>, float>, config<twobody::input::shuffle_tile<128, 2>, double>,
+              config<twobody::input::naive<128>, float>, config<twobody::input::naive<256>, double>>;
+using policy_configs = decltype(shared_tile_configs{} + other_input_configs{})::types;
 
 inline char const* mode_name(twobody::pair_mode m) { return twobody::to_string(m); }
 

@@ -3,11 +3,7 @@
 #include "gpu_histogram_checks.cuh"
 
 // The shared tiles (test_gpu_histogram_inputs.cu: the other inputs).
-using shared_tile_configs =
-  ::testing::Types<tbt::config<input::shared_tile<256, 4>, float>, tbt::config<input::shared_tile<256, 4>, double>,
-                   tbt::config<input::shared_tile<128, 1>, float>, tbt::config<input::shared_tile<256, 1, 4, 2>, float>,
-                   tbt::config<input::shared_tile<128, 2, 1, 2>, double>>;
-INSTANTIATE_TYPED_TEST_SUITE_P(SharedTile, GpuHistogram, shared_tile_configs);
+INSTANTIATE_TYPED_TEST_SUITE_P(SharedTile, GpuHistogram, tbt::shared_tile_configs::types);
 
 // Column tiles past 32 KiB (2048 double 3-D points: 64 KiB) live in dynamic shared memory ahead
 // of the copies (input/shared_tile.cuh): the same counts as the CPU backend, for one pass, for
