@@ -23,7 +23,7 @@
 //               clock around the whole call including its host work and final synchronization.
 //
 //   bench_frames [--sizes=256,1024,4096,16384] [--frames=1000] [google benchmark flags]
-#include "bench_common.cuh"
+#include "bench_frames_rows.cuh"
 
 #include <twobody/util/staging.cuh>
 
@@ -34,63 +34,7 @@
 
 namespace {
 
-using bench::box_side;
-constexpr float rdf_cut = 12.f;  // RDF out to 12 in the 100^3 box: what an MD user asks for
-
-struct rdf_case {
-  twobody::periodic_squared_euclidean<float, 3> f = twobody::make_periodic_squared_euclidean(box_side, box_side, box_side);
-  twobody::distance_bins<float> bins{rdf_cut, 128};
-};
-
-double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Wall clock of `body` per iteration (manual time), after one warm-up call.
-template <class Body>
-void wall(benchmark::State& state, Body&& body)
-{
-  body();
-  for (auto _ : state) {
-    auto const t0 = std::chrono::steady_clock::now();
-    body();
-    state.SetIterationTime(seconds_since(t0));
-  }
-}
-
-/// Asynchronous calls: each iteration issues `batch` calls and then synchronizes once; the
-/// iteration's time is divided by the batch (calls per second, queue included).
-constexpr int async_batch = 64;
-/// Google Benchmark reaches min_time in manual time, which these rows divide by the batch: a
-/// batch's share of 0.05 s keeps a row's wall clock near 0.05 s per repetition (0.05 s made
-/// each asynchronous row run 64 times that, about 20 s).
-constexpr double async_min_time = 0.05 / async_batch;
-/// The counter enqueue_us is the host's share: the time to issue a batch (before its
-/// synchronization) per call. Near the call's time, the host is the limit; far below it, the GPU.
-template <class Body>
-void wall_async(benchmark::State& state, cudaStream_t stream, Body&& body)
-{
-  body();
-  EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  double enqueue = 0.0;
-  long long calls = 0;
-  for (auto _ : state) {
-    auto const t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < async_batch; ++k) { body(); }
-    enqueue += seconds_since(t0);
-    calls += async_batch;
-    EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    state.SetIterationTime(seconds_since(t0) / async_batch);
-  }
-  if (calls > 0) { state.counters["enqueue_us"] = enqueue / static_cast<double>(calls) * 1e6; }
-}
-
-struct stream_holder {
-  cudaStream_t s{};
-  stream_holder() { EXAMPLE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~stream_holder() { (void)cudaStreamDestroy(s); }
-};
+using namespace frames_bench;
 
 void floor_rdf_sync(benchmark::State& state)
 {
@@ -172,63 +116,6 @@ void floor_per_point_sync(benchmark::State& state)
   });
 }
 
-/// Gaussian sums that do not declare themselves symmetric: per-point sums then visit both
-/// orders of every pair, rows only (no column sums).
-struct one_sided_gaussian {
-  twobody::gaussian_kernel_fn<float> k;
-  template <int D>
-  __host__ __device__ float operator()(twobody::point<float, D> const& a, twobody::point<float, D> const& b) const
-  {
-    return k(a, b);
-  }
-};
-
-/// Which per-point sums: Gaussian sums over ordered pairs (symmetric: column sums), of a cross set
-/// (each point of A over all of B, n points each, B another draw), or over ordered pairs through a
-/// functor that is not declared symmetric.
-enum class per_point_kind { symmetric, cross, one_sided };
-
-/// Asynchronous per-point sums of `Kind`: `sum(pairs, functor, d_out, stream)` is the call
-/// (planned, or with a named input policy).
-template <per_point_kind Kind = per_point_kind::symmetric, class Sum>
-void per_point_async(benchmark::State& state, Sum&& sum)
-{
-  long long const n = state.range(0);
-  auto const a      = bench::device_data<float>(n, 0);
-  stream_holder st;
-  bench::device_scratch d(sizeof(float) * n);
-  bench::guarded(state, [&] {
-    auto const k = twobody::gaussian_kernel(bench::radius);
-    if constexpr (Kind == per_point_kind::cross) {
-      auto const pairs = twobody::cross_pairs(a, bench::device_data<float>(n, 1));
-      wall_async(state, st.s, [&] { sum(pairs, k, d.as<float>(), st.s); });
-      bench::set_counters(state, static_cast<double>(n) * static_cast<double>(n));
-    } else {
-      // (The pair set is made outside the timed loop, as for the cross set.)
-      auto const pairs = twobody::ordered_pairs(a);
-      if constexpr (Kind == per_point_kind::one_sided) {
-        wall_async(state, st.s, [&] { sum(pairs, one_sided_gaussian{k}, d.as<float>(), st.s); });
-      } else {
-        wall_async(state, st.s, [&] { sum(pairs, k, d.as<float>(), st.s); });
-      }
-      bench::set_counters(state, 2.0 * bench::self_pair_count(n));
-    }
-  });
-}
-
-/// The planned call (B = 0: the planner's tile) or a named shared_tile<B, R, M, G>.
-template <per_point_kind Kind, int B = 0, int R = 1, int M = 1, int G = 1>
-void other_per_point(benchmark::State& state)
-{
-  per_point_async<Kind>(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) {
-    if constexpr (B == 0) {
-      twobody::sum_per_point(pairs, f, d, s);
-    } else {
-      twobody::sum_per_point<twobody::input::shared_tile<B, R, M, G>>(pairs, f, d, s);
-    }
-  });
-}
-
 void floor_per_point_async(benchmark::State& state)
 {
   per_point_async(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) { twobody::sum_per_point(pairs, f, d, s); });
@@ -254,54 +141,6 @@ void floor_rdf_graph(benchmark::State& state)
     bench::set_counters(state, bench::self_pair_count(n));
     (void)cudaGraphExecDestroy(exec);
     (void)cudaGraphDestroy(graph);
-  });
-}
-
-/// One-call shapes at small N (asynchronous, device output, explicit input policy): the RDF
-/// with state.range(1) private copies, and the count. What the planner's small-set choice
-/// rests on (issue 24: the floor at 4096 points).
-template <int B, int R, int M = 1, int G = 1>
-void shape_rdf(benchmark::State& state)
-{
-  long long const n = state.range(0);
-  int const copies  = static_cast<int>(state.range(1));
-  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
-  rdf_case const c;
-  stream_holder st;
-  bench::device_scratch d(sizeof(unsigned long long) * (c.bins.size() + 1));
-  bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] {
-      twobody::histogram<twobody::input::shared_tile<B, R, M, G>>(pairs, c.f, c.bins, d.as<unsigned long long>(),
-                                                            twobody::output::warp_privatized{copies}, st.s);
-    });
-    bench::set_counters(state, bench::self_pair_count(n));
-  });
-}
-
-template <int B, int R, int M = 1, int G = 1>
-void shape_count(benchmark::State& state)
-{
-  long long const n = state.range(0);
-  auto const pairs  = twobody::self_pairs(bench::device_data<float>(n, 0));
-  using input       = twobody::input::shared_tile<B, R, M, G>;
-  auto const pred   = twobody::within_radius(bench::radius);
-  stream_holder st;
-  bench::device_scratch d(sizeof(unsigned long long));
-  std::size_t bytes = 0;
-  twobody::count_pairs<input>(nullptr, bytes, pairs, pred, d.as<unsigned long long>(), st.s);
-  bench::device_scratch temp(bytes);
-  bench::guarded(state, [&] {
-    wall_async(state, st.s, [&] { twobody::count_pairs<input>(temp.ptr, bytes, pairs, pred, d.as<unsigned long long>(), st.s); });
-    bench::set_counters(state, bench::self_pair_count(n));
-  });
-}
-
-/// The per-point Gaussian sums of floor/per_point with a named input policy (asynchronous).
-template <int B, int R, int M = 1, int G = 1>
-void shape_per_point(benchmark::State& state)
-{
-  per_point_async(state, [](auto const& pairs, auto f, float* d, cudaStream_t s) {
-    twobody::sum_per_point<twobody::input::shared_tile<B, R, M, G>>(pairs, f, d, s);
   });
 }
 
@@ -657,96 +496,41 @@ int main(int argc, char** argv)
   }
   frame_count = frames_flag.front();
   if (bench::record_context()) {
-    auto reg = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, double min_time = 0.05) {
-      auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
-                  ->ReportAggregatesOnly(true)->MinTime(min_time);
-      for (long long n : ns) { b->Arg(n); }
-    };
-    reg("floor/rdf128/sync", floor_rdf_sync, sizes);
-    reg("floor/rdf128/async", floor_rdf_async, sizes, async_min_time);
-    reg("floor/rdf128/graph_replay", floor_rdf_graph, sizes, async_min_time);
-    reg("floor/count/sync", floor_count_sync, sizes);
-    reg("floor/count/async", floor_count_async, sizes, async_min_time);
-    reg("floor/per_point/sync", floor_per_point_sync, sizes);
-    reg("floor/per_point/async", floor_per_point_async, sizes, async_min_time);
-    // Asynchronous rows of two arguments: n, then `second` (private copies unless named).
-    auto reg2 = [&](char const* name, void (*fn)(benchmark::State&), std::vector<long long> const& ns, std::vector<long long> const& values,
-                    char const* second = "copies") {
-      auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Repetitions(5)
-                  ->ReportAggregatesOnly(true)->MinTime(async_min_time)->ArgNames({"n", second});
-      for (long long n : ns) {
-        for (long long v : values) { b->Args({n, v}); }
-      }
-    };
-    std::vector<long long> const shape_sizes{1024, 4096}, shape_copies{1, 4, 8, 32};
-    reg2("floor/rdf128_reach/async", floor_rdf_reach, shape_sizes, {1, 3, 6, 12, 40}, "r_max");
-    reg2("floor/rdf128_offset/async", floor_rdf_offset, {4096}, {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30}, "lines");
-    reg2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:64x1", shape_rdf<64, 1>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:128x1", shape_rdf<128, 1>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:256x1", shape_rdf<256, 1>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:64x2", shape_rdf<64, 2>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:64x1/min_blocks:16", shape_rdf<64, 1, 16>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:32x1/min_blocks:32", shape_rdf<32, 1, 32>, shape_sizes, shape_copies);
-    reg2("shape/rdf128/tile:128x1/min_blocks:8", shape_rdf<128, 1, 8>, shape_sizes, shape_copies);
-    // Column groups: the 128-point tile in 2 groups of 128 threads (twice the warps per tile
-    // pair; the one-call forms' small tile since 2026-11-26).
-    reg2("shape/rdf128/tile:128x1/groups:2", shape_rdf<256, 1, 4, 2>, shape_sizes, shape_copies);
-    reg("shape/count/tile:128x1/groups:2", shape_count<256, 1, 4, 2>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:128x1", shape_per_point<128, 1>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:128x1/groups:2", shape_per_point<256, 1, 4, 2>, shape_sizes, async_min_time);
-    // Two own points per thread in 4 groups (fewer shared loads per pair, the same warps).
-    reg2("shape/rdf128/tile:64x2/groups:4", shape_rdf<256, 2, 4, 4>, shape_sizes, {1});
-    reg("shape/count/tile:64x2/groups:4", shape_count<256, 2, 4, 4>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:64x2/groups:4", shape_per_point<256, 2, 4, 4>, shape_sizes, async_min_time);
-    // The per-point forms without column sums (cross sets, functors not declared symmetric) on
-    // the symmetric form's 128-point shape (64 x 2 in 4 groups) and the one before it.
-    using ppk = per_point_kind;
-    reg("shape/per_point_cross/planned", other_per_point<ppk::cross>, shape_sizes, async_min_time);
-    reg("shape/per_point_cross/tile:128x1/groups:2", other_per_point<ppk::cross, 256, 1, 4, 2>, shape_sizes, async_min_time);
-    reg("shape/per_point_cross/tile:64x2/groups:4", other_per_point<ppk::cross, 256, 2, 4, 4>, shape_sizes, async_min_time);
-    reg("shape/per_point_one_sided/planned", other_per_point<ppk::one_sided>, shape_sizes, async_min_time);
-    reg("shape/per_point_one_sided/tile:128x1/groups:2", other_per_point<ppk::one_sided, 256, 1, 4, 2>, shape_sizes,
-        async_min_time);
-    reg("shape/per_point_one_sided/tile:64x2/groups:4", other_per_point<ppk::one_sided, 256, 2, 4, 4>, shape_sizes,
-        async_min_time);
-    // Symmetric per-point sums read a different column per lane (16 bytes of shared memory per
-    // pair with one own point per thread): tiles of 128 points with more own points per thread.
-    reg("shape/per_point/tile:64x2/groups:2", shape_per_point<128, 2, 8, 2>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:32x4/groups:4", shape_per_point<128, 4, 8, 4>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:32x4/groups:2", shape_per_point<64, 4, 16, 2>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:32x2/groups:2", shape_per_point<64, 2, 16, 2>, shape_sizes, async_min_time);
-    reg("shape/per_point/tile:64x4/groups:4", shape_per_point<256, 4, 4, 4>, shape_sizes, async_min_time);
-    reg("shape/count/tile:64x1/min_blocks:16", shape_count<64, 1, 16>, shape_sizes, async_min_time);
-    reg("shape/count/tile:32x1/min_blocks:32", shape_count<32, 1, 32>, shape_sizes, async_min_time);
-    reg("shape/count/tile:32x1", shape_count<32, 1>, shape_sizes, async_min_time);
-    reg("shape/count/tile:64x1", shape_count<64, 1>, shape_sizes, async_min_time);
-    reg("shape/count/tile:128x1", shape_count<128, 1>, shape_sizes, async_min_time);
-    reg("shape/count/tile:256x1", shape_count<256, 1>, shape_sizes, async_min_time);
-    reg("shape/count/tile:64x2", shape_count<64, 2>, shape_sizes, async_min_time);
-    reg("frames/rdf128/tile:64x2", frames_tile<64, 2>, frame_sizes);
-    reg("frames/rdf128/tile:128x1", frames_tile<128, 1>, frame_sizes);
-    reg("frames/rdf128/tile:128x2", frames_tile<128, 2>, frame_sizes);
-    reg("frames/rdf128/tile:256x1", frames_tile<256, 1>, frame_sizes);
-    reg("frames/rdf128/tile:64x4", frames_tile<64, 4>, frame_sizes);
-    reg("phase/plan_histogram", phase_plan_histogram, {4096});
-    reg("phase/pointer_check", phase_pointer_check, {4096});
-    reg("phase/scratch_alloc", phase_scratch, {0});
-    reg("phase/planned_launch", phase_planned_launch, {256, 4096}, async_min_time);
-    reg("phase/empty_kernel_async", phase_empty_kernel_async, {0}, async_min_time);
-    reg("phase/grid_barrier_async", phase_grid_barrier_async, {132, 528, 2112}, async_min_time);
-    reg("phase/wide_kernel_async", phase_wide_kernel_async, {132, 528, 2112}, async_min_time);
-    reg("phase/copy_back_sync", phase_copy_back_sync, {0});
-    reg("phase/memset_sync", phase_empty_kernel_sync, {0});
-    reg("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);
-    reg("frames/rdf128/batched_per_frame", [](benchmark::State& s) { frames_batched(s, true); }, frame_sizes);
-    reg("frames/rdf128/host_arrays_one_run", [](benchmark::State& s) { frames_host_arrays(s, twobody::size_type(1) << 40); }, frame_sizes);
-    reg("frames/rdf128/host_arrays_runs_of_256k", [](benchmark::State& s) { frames_host_arrays(s, twobody::size_type(1) << 18); }, frame_sizes);
-    reg("frames/rdf128/loop_of_one_call", frames_loop, frame_sizes);
-    reg("frames/rdf128/cpu_openmp_tenth_of_frames", frames_cpu, frame_sizes);
-    reg("frames/count/batched_per_frame", frames_count, frame_sizes);
-    reg("large/rdf128/one_call", large_rdf, {1 << 20});
-    reg("large/sdh256/one_call", large_sdh, {1 << 20});
+    using frames_bench::add;
+    using frames_bench::add2;
+    add("floor/rdf128/sync", floor_rdf_sync, sizes);
+    add("floor/rdf128/async", floor_rdf_async, sizes, async_min_time);
+    add("floor/rdf128/graph_replay", floor_rdf_graph, sizes, async_min_time);
+    add("floor/count/sync", floor_count_sync, sizes);
+    add("floor/count/async", floor_count_async, sizes, async_min_time);
+    add("floor/per_point/sync", floor_per_point_sync, sizes);
+    add("floor/per_point/async", floor_per_point_async, sizes, async_min_time);
+    add2("floor/rdf128_reach/async", floor_rdf_reach, shape_sizes, {1, 3, 6, 12, 40}, "r_max");
+    add2("floor/rdf128_offset/async", floor_rdf_offset, {4096}, {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30}, "lines");
+    frames_bench::register_shapes();
+    add("frames/rdf128/tile:64x2", frames_tile<64, 2>, frame_sizes);
+    add("frames/rdf128/tile:128x1", frames_tile<128, 1>, frame_sizes);
+    add("frames/rdf128/tile:128x2", frames_tile<128, 2>, frame_sizes);
+    add("frames/rdf128/tile:256x1", frames_tile<256, 1>, frame_sizes);
+    add("frames/rdf128/tile:64x4", frames_tile<64, 4>, frame_sizes);
+    add("phase/plan_histogram", phase_plan_histogram, {4096});
+    add("phase/pointer_check", phase_pointer_check, {4096});
+    add("phase/scratch_alloc", phase_scratch, {0});
+    add("phase/planned_launch", phase_planned_launch, {256, 4096}, async_min_time);
+    add("phase/empty_kernel_async", phase_empty_kernel_async, {0}, async_min_time);
+    add("phase/grid_barrier_async", phase_grid_barrier_async, {132, 528, 2112}, async_min_time);
+    add("phase/wide_kernel_async", phase_wide_kernel_async, {132, 528, 2112}, async_min_time);
+    add("phase/copy_back_sync", phase_copy_back_sync, {0});
+    add("phase/memset_sync", phase_empty_kernel_sync, {0});
+    add("frames/rdf128/batched_sum", [](benchmark::State& s) { frames_batched(s, false); }, frame_sizes);
+    add("frames/rdf128/batched_per_frame", [](benchmark::State& s) { frames_batched(s, true); }, frame_sizes);
+    add("frames/rdf128/host_arrays_one_run", [](benchmark::State& s) { frames_host_arrays(s, twobody::size_type(1) << 40); }, frame_sizes);
+    add("frames/rdf128/host_arrays_runs_of_256k", [](benchmark::State& s) { frames_host_arrays(s, twobody::size_type(1) << 18); }, frame_sizes);
+    add("frames/rdf128/loop_of_one_call", frames_loop, frame_sizes);
+    add("frames/rdf128/cpu_openmp_tenth_of_frames", frames_cpu, frame_sizes);
+    add("frames/count/batched_per_frame", frames_count, frame_sizes);
+    add("large/rdf128/one_call", large_rdf, {1 << 20});
+    add("large/sdh256/one_call", large_sdh, {1 << 20});
   }
   return bench::run_registered(argc, argv);
 }
