@@ -38,7 +38,9 @@ void check_dimension(std::int64_t n, int range, float cutoff)
     auto got       = pairs_within(grid, eps).to_host();
     for (auto const& r : got) { ASSERT_LT(r.i, r.j); }
     EXPECT_EQ(keys(got), ref);
-    EXPECT_EQ(keys(pairs_within(self_pairs(d.view()), eps).to_host()), ref) << "brute-force GPU join";
+    // The brute-force GPU join has its own tests (test_gpu_join): here in 3-D only, so that the
+    // other dimensions compile the grid join's kernels alone.
+    if constexpr (D == 3) { EXPECT_EQ(keys(pairs_within(self_pairs(d.view()), eps).to_host()), ref) << "brute-force GPU join"; }
     for (int k : {1, 4, 32}) {
       grid_options o;
       o.threads_per_query = k;

@@ -1,9 +1,9 @@
-// Device tests of the grid index: pair counts and histograms up to a cutoff equal twobody's
-// brute-force kernels and the CPU backend, for 1-D..3-D (4-D..6-D: test_gpu_grid_high_dims.cu),
-// periodic and not, cutoffs smaller than, equal to and larger than the data extent, integer
-// coordinates (many points exactly on cell borders), duplicate points, all points in one cell,
-// cross mode, every traversal option. The index itself and the one-call forms with a cutoff:
-// test_gpu_grid_index.cu (the same binary).
+// Device tests of the grid index: pair counts and histograms up to a cutoff equal the CPU backend's
+// brute force (and the GPU's one-call forms in 3-D), for 1-D..3-D (4-D..6-D:
+// test_gpu_grid_high_dims.cu), periodic and not, cutoffs smaller than, equal to and larger than the
+// data extent, integer coordinates (many points exactly on cell borders), duplicate points, all
+// points in one cell, cross mode, every traversal option. The index itself and the one-call forms
+// with a cutoff: test_gpu_grid_index.cu (the same binary).
 #include "gpu_grid_checks.cuh"
 #include <array>
 

@@ -1,5 +1,5 @@
 // Device tests of the grid index in 4 to 6 dimensions (test_gpu_grid.cu has 1 to 3 and the rest):
-// counts and histograms up to a cutoff equal twobody's brute-force kernels and the CPU backend.
+// counts and histograms up to a cutoff equal the CPU backend's brute force.
 #include "gpu_grid_checks.cuh"
 
 TEST(GpuGrid, CountsAndHistogramsMatchBruteForceIn4To6Dimensions)

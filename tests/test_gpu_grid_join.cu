@@ -1,8 +1,8 @@
-// Device tests of the joins over a grid index: sorted results equal the CPU backend's and the
-// brute-force GPU join's (integer coordinates: every distance test is exact), for 1-D..6-D,
-// periodic and not, eps below and at the cutoff, cutoffs around the data extent, duplicate
-// points, cross mode, every traversal option, records with values. Pools, rounds, host streaming,
-// empty sets and bad input: test_gpu_grid_join_rounds.cu (the same binary).
+// Device tests of the joins over a grid index: sorted results equal the CPU backend's (and, in 3-D,
+// the brute-force GPU join's; integer coordinates: every distance test is exact), for 1-D..6-D,
+// periodic and not, eps below and at the cutoff, cutoffs around the data extent, duplicate points,
+// cross mode, every traversal option, records with values. Pools, rounds, host streaming, empty
+// sets and bad input: test_gpu_grid_join_rounds.cu (the same binary).
 #include "gpu_grid_join_checks.cuh"
 
 TEST(GpuGridJoin, SelfAndCrossJoinsMatchTheCpuIn1To6Dimensions)
