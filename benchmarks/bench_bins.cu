@@ -47,8 +47,11 @@ int main(int argc, char** argv)
   argc = out;
   if (record_context()) {
     for (int b : sdh_sweep) { register_problem<sdh_problem>("sdh", b); }
-    for (int side : rp_pi_sides) { register_problem<rp_pi_problem>("rp_pi", side); }
-    for (int b : functor_sweep) { register_functor_problems(b); }
+    for (int side : rp_pi_sides) { register_rp_pi_problem(side); }
+    for (int b : functor_sweep) {
+      register_sdh_ieee_problem(b);
+      register_periodic_problems(b);
+    }
   }
   return run_registered(argc, argv);
 }

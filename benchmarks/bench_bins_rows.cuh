@@ -1,7 +1,9 @@
-// What the two files of bench_bins share (bench_bins.cu: the sdh and rp_pi rows and main;
-// bench_bins_functors.cu: the sdh_ieee, rdf and rdf_ieee rows): the problems, the timed call of
-// each path, the flags and the registration of a problem's rows. Two files so that neither
-// compiles every problem's kernels.
+// What the four files of bench_bins share (bench_bins.cu: the sdh rows and main;
+// bench_bins_rp_pi.cu, bench_bins_functors.cu (sdh_ieee) and bench_bins_periodic.cu (rdf,
+// rdf_ieee): the other problems' rows): the problems, the timed call of each path, the flags and
+// the registration of a problem's rows. One problem's rows compile its kernels for every path
+// (the one-call plans, clusters, spills, ordered passes over five tile shapes): four files so
+// that none compiles them for every problem.
 #pragma once
 
 //   scripts/lib/bins_table.py bins.json   (the table and the plot of rate against bins)
@@ -304,7 +306,9 @@ void register_problem(std::string const& prefix, int arg)
   (void)prefix;
 }
 
-/// The functor rows at `bins` bins (bench_bins_functors.cu): sdh_ieee, rdf, rdf_ieee.
-void register_functor_problems(int bins);
+// The rows of the other files, each called at its place in main's order.
+void register_rp_pi_problem(int side);     ///< rp_pi, side x side bins (bench_bins_rp_pi.cu)
+void register_sdh_ieee_problem(int bins);  ///< sdh_ieee (bench_bins_functors.cu)
+void register_periodic_problems(int bins); ///< rdf and rdf_ieee (bench_bins_periodic.cu)
 
 }  // namespace bins_bench

@@ -279,65 +279,6 @@ void phase_empty_kernel_sync(benchmark::State& state)
 
 // --- frames --------------------------------------------------------------------------------
 
-long long frame_count = 1000;
-
-/// F frames of N atoms, uniform in a cube whose side keeps about 0.0185 atoms per unit volume
-/// (24 for 256 atoms: twice the RDF's reach), frame after frame, on the device.
-struct frame_data {
-  float side = 0;
-  std::vector<twobody::size_type> offsets;
-  std::vector<float> boxes;
-  std::vector<float> hx, hy, hz;
-  bench::device_scratch x, y, z, d_offsets, d_boxes;
-  frame_data(long long n, long long frames)
-    : side(24.f * std::cbrt(static_cast<float>(n) / 256.f)),
-      x(sizeof(float) * n * frames), y(sizeof(float) * n * frames), z(sizeof(float) * n * frames),
-      d_offsets(sizeof(twobody::size_type) * (frames + 1)), d_boxes(sizeof(float) * 3 * frames)
-  {
-    std::mt19937 rng(4242);
-    std::uniform_real_distribution<float> u(0.f, side);
-    for (auto* v : {&hx, &hy, &hz}) {
-      v->resize(static_cast<std::size_t>(n * frames));
-      for (auto& c : *v) { c = u(rng); }
-    }
-    for (long long f = 0; f <= frames; ++f) { offsets.push_back(f * n); }
-    boxes.assign(static_cast<std::size_t>(3 * frames), side);
-    EXAMPLE_CUDA_CHECK(cudaMemcpy(x.ptr, hx.data(), sizeof(float) * hx.size(), cudaMemcpyHostToDevice));
-    EXAMPLE_CUDA_CHECK(cudaMemcpy(y.ptr, hy.data(), sizeof(float) * hy.size(), cudaMemcpyHostToDevice));
-    EXAMPLE_CUDA_CHECK(cudaMemcpy(z.ptr, hz.data(), sizeof(float) * hz.size(), cudaMemcpyHostToDevice));
-    EXAMPLE_CUDA_CHECK(cudaMemcpy(d_offsets.ptr, offsets.data(), sizeof(twobody::size_type) * offsets.size(), cudaMemcpyHostToDevice));
-    EXAMPLE_CUDA_CHECK(cudaMemcpy(d_boxes.ptr, boxes.data(), sizeof(float) * boxes.size(), cudaMemcpyHostToDevice));
-  }
-  twobody::points<float, 3> device_points() const
-  {
-    return twobody::make_points(offsets.back(), x.as<float>(), y.as<float>(), z.as<float>());
-  }
-  twobody::frame_set<twobody::points<float, 3>> device_frames() const
-  {
-    return twobody::make_frames(device_points(), offsets.data(), static_cast<twobody::size_type>(offsets.size()) - 1)
-      .with_boxes(boxes.data());
-  }
-  twobody::frame_set<twobody::points<float, 3>> host_frames(long long frames) const
-  {
-    auto p = twobody::make_points(offsets[frames], hx.data(), hy.data(), hz.data());
-    return twobody::make_frames(p, offsets.data(), frames).with_boxes(boxes.data());
-  }
-};
-
-frame_data const& frames_of(long long n)
-{
-  static std::map<long long, std::unique_ptr<frame_data>> cache;
-  auto& slot = cache[n];
-  if (!slot) { slot = std::make_unique<frame_data>(n, frame_count); }
-  return *slot;
-}
-
-rdf_case rdf_in(float side)
-{
-  rdf_case c;
-  c.f = twobody::make_periodic_squared_euclidean(side, side, side);
-  return c;
-}
 
 void frames_batched(benchmark::State& state, bool per_frame)
 {
@@ -377,27 +318,6 @@ void frames_batched(benchmark::State& state, bool per_frame)
   (void)cudaEventDestroy(e1);
 }
 
-/// The summed batched RDF with the frame kernel's input policy shared_tile<B, R> (the
-/// public form uses the library's choice): what the frame tile choice rests on.
-template <int B, int R>
-void frames_tile(benchmark::State& state)
-{
-  long long const n = state.range(0);
-  frame_data const& d = frames_of(n);
-  rdf_case const c    = rdf_in(d.side);
-  stream_holder st;
-  std::size_t const slots = static_cast<std::size_t>(c.bins.size()) + 1;
-  bench::device_scratch out(sizeof(unsigned long long) * slots);
-  auto const pairs = twobody::self_frame_pairs(d.device_frames());
-  bench::guarded(state, [&] {
-    wall(state, [&] {
-      twobody::detail::histogram_frames_with<twobody::input::shared_tile<B, R>>(
-        pairs, twobody::detail::frame_layout<twobody::points<float, 3>>(pairs, st.s), c.f, c.bins, out.as<unsigned long long>(), false, st.s);
-      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
-    });
-    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
-  });
-}
 
 /// Host coordinate arrays (the host-result form): in one run, where the copy cannot overlap
 /// the kernels, and in runs of 2^18 points, each copied while the one before computes (256
@@ -507,12 +427,7 @@ int main(int argc, char** argv)
     add("floor/per_point/async", floor_per_point_async, sizes, async_min_time);
     add2("floor/rdf128_reach/async", floor_rdf_reach, shape_sizes, {1, 3, 6, 12, 40}, "r_max");
     add2("floor/rdf128_offset/async", floor_rdf_offset, {4096}, {0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30}, "lines");
-    frames_bench::register_shapes();
-    add("frames/rdf128/tile:64x2", frames_tile<64, 2>, frame_sizes);
-    add("frames/rdf128/tile:128x1", frames_tile<128, 1>, frame_sizes);
-    add("frames/rdf128/tile:128x2", frames_tile<128, 2>, frame_sizes);
-    add("frames/rdf128/tile:256x1", frames_tile<256, 1>, frame_sizes);
-    add("frames/rdf128/tile:64x4", frames_tile<64, 4>, frame_sizes);
+    frames_bench::register_shapes(frame_sizes);
     add("phase/plan_histogram", phase_plan_histogram, {4096});
     add("phase/pointer_check", phase_pointer_check, {4096});
     add("phase/scratch_alloc", phase_scratch, {0});

@@ -1,6 +1,6 @@
 // What the two files of bench_frames share (bench_frames.cu: the floor, phase, frames and large
-// rows and main; bench_frames_shapes.cu: the one-call shape rows): the RDF case, the wall-clock
-// timers, the per-point sums and the registration helpers. Two files so that neither compiles
+// rows and main; bench_frames_shapes.cu: the one-call and frame tile shape rows): the RDF case,
+// the wall-clock timers, the per-point sums, the frames and the registration helpers. Two files so that neither compiles
 // every shape's kernels (in one, 372 s of Release sm_90a compile on one core).
 #pragma once
 
@@ -9,6 +9,10 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
 #include <vector>
 
 namespace frames_bench {
@@ -137,7 +141,70 @@ inline void add2(char const* name, void (*fn)(benchmark::State&), std::vector<lo
 /// The sizes the shape rows and the reach rows run at.
 inline std::vector<long long> const shape_sizes{1024, 4096};
 
-/// Registers the shape/... rows (bench_frames_shapes.cu), in their place in the order of main.
-void register_shapes();
+// --- frames --------------------------------------------------------------------------------
+
+inline long long frame_count = 1000;  ///< --frames
+
+/// F frames of N atoms, uniform in a cube whose side keeps about 0.0185 atoms per unit volume
+/// (24 for 256 atoms: twice the RDF's reach), frame after frame, on the device.
+struct frame_data {
+  float side = 0;
+  std::vector<twobody::size_type> offsets;
+  std::vector<float> boxes;
+  std::vector<float> hx, hy, hz;
+  bench::device_scratch x, y, z, d_offsets, d_boxes;
+  frame_data(long long n, long long frames)
+    : side(24.f * std::cbrt(static_cast<float>(n) / 256.f)),
+      x(sizeof(float) * n * frames), y(sizeof(float) * n * frames), z(sizeof(float) * n * frames),
+      d_offsets(sizeof(twobody::size_type) * (frames + 1)), d_boxes(sizeof(float) * 3 * frames)
+  {
+    std::mt19937 rng(4242);
+    std::uniform_real_distribution<float> u(0.f, side);
+    for (auto* v : {&hx, &hy, &hz}) {
+      v->resize(static_cast<std::size_t>(n * frames));
+      for (auto& c : *v) { c = u(rng); }
+    }
+    for (long long f = 0; f <= frames; ++f) { offsets.push_back(f * n); }
+    boxes.assign(static_cast<std::size_t>(3 * frames), side);
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(x.ptr, hx.data(), sizeof(float) * hx.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(y.ptr, hy.data(), sizeof(float) * hy.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(z.ptr, hz.data(), sizeof(float) * hz.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(d_offsets.ptr, offsets.data(), sizeof(twobody::size_type) * offsets.size(), cudaMemcpyHostToDevice));
+    EXAMPLE_CUDA_CHECK(cudaMemcpy(d_boxes.ptr, boxes.data(), sizeof(float) * boxes.size(), cudaMemcpyHostToDevice));
+  }
+  twobody::points<float, 3> device_points() const
+  {
+    return twobody::make_points(offsets.back(), x.as<float>(), y.as<float>(), z.as<float>());
+  }
+  twobody::frame_set<twobody::points<float, 3>> device_frames() const
+  {
+    return twobody::make_frames(device_points(), offsets.data(), static_cast<twobody::size_type>(offsets.size()) - 1)
+      .with_boxes(boxes.data());
+  }
+  twobody::frame_set<twobody::points<float, 3>> host_frames(long long frames) const
+  {
+    auto p = twobody::make_points(offsets[frames], hx.data(), hy.data(), hz.data());
+    return twobody::make_frames(p, offsets.data(), frames).with_boxes(boxes.data());
+  }
+};
+
+inline frame_data const& frames_of(long long n)
+{
+  static std::map<long long, std::unique_ptr<frame_data>> cache;
+  auto& slot = cache[n];
+  if (!slot) { slot = std::make_unique<frame_data>(n, frame_count); }
+  return *slot;
+}
+
+inline rdf_case rdf_in(float side)
+{
+  rdf_case c;
+  c.f = twobody::make_periodic_squared_euclidean(side, side, side);
+  return c;
+}
+
+/// Registers the shape/... rows and the frames/rdf128/tile:... rows at `frame_sizes` atoms
+/// (bench_frames_shapes.cu), in their place in the order of main.
+void register_shapes(std::vector<long long> const& frame_sizes);
 
 }  // namespace frames_bench

@@ -1,7 +1,8 @@
 // bench_frames' shape rows (bench_frames.cu has the others and main; bench_frames_rows.cuh what
 // both share): the one-call RDF, count and per-point sums at 1024 and 4096 points with each small
 // tile shape (column groups, private copies) named explicitly, and the per-point forms without
-// column sums: what the planner's small-set choice rests on.
+// column sums: what the planner's small-set choice rests on; and the batched frames with each
+// frame tile shape named.
 #include "bench_frames_rows.cuh"
 
 namespace frames_bench {
@@ -68,9 +69,32 @@ void shape_per_point(benchmark::State& state)
   });
 }
 
+
+/// The summed batched RDF with the frame kernel's input policy shared_tile<B, R> (the
+/// public form uses the library's choice): what the frame tile choice rests on.
+template <int B, int R>
+void frames_tile(benchmark::State& state)
+{
+  long long const n = state.range(0);
+  frame_data const& d = frames_of(n);
+  rdf_case const c    = rdf_in(d.side);
+  stream_holder st;
+  std::size_t const slots = static_cast<std::size_t>(c.bins.size()) + 1;
+  bench::device_scratch out(sizeof(unsigned long long) * slots);
+  auto const pairs = twobody::self_frame_pairs(d.device_frames());
+  bench::guarded(state, [&] {
+    wall(state, [&] {
+      twobody::detail::histogram_frames_with<twobody::input::shared_tile<B, R>>(
+        pairs, twobody::detail::frame_layout<twobody::points<float, 3>>(pairs, st.s), c.f, c.bins, out.as<unsigned long long>(), false, st.s);
+      EXAMPLE_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
+    bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
+  });
+}
+
 }  // namespace
 
-void register_shapes()
+void register_shapes(std::vector<long long> const& frame_sizes)
 {
   std::vector<long long> const shape_copies{1, 4, 8, 32};
   add2("shape/rdf128/tile:32x1", shape_rdf<32, 1>, shape_sizes, shape_copies);
@@ -116,6 +140,11 @@ void register_shapes()
   add("shape/count/tile:128x1", shape_count<128, 1>, shape_sizes, async_min_time);
   add("shape/count/tile:256x1", shape_count<256, 1>, shape_sizes, async_min_time);
   add("shape/count/tile:64x2", shape_count<64, 2>, shape_sizes, async_min_time);
+  add("frames/rdf128/tile:64x2", frames_tile<64, 2>, frame_sizes);
+  add("frames/rdf128/tile:128x1", frames_tile<128, 1>, frame_sizes);
+  add("frames/rdf128/tile:128x2", frames_tile<128, 2>, frame_sizes);
+  add("frames/rdf128/tile:256x1", frames_tile<256, 1>, frame_sizes);
+  add("frames/rdf128/tile:64x4", frames_tile<64, 4>, frame_sizes);
 }
 
 }  // namespace frames_bench

@@ -28,14 +28,14 @@
 //
 //   scripts/run_benchmarks.sh bench_suite   (on a GPU machine: benchmarks/results/<gpu>/bench_suite.json)
 //
-// The histogram rows are in bench_suite_histograms.cu, what both files share in bench_suite_rows.cuh.
+// The SDH rows are in bench_suite_histograms.cu, the RDF rows in bench_suite_rdf.cu, what the files
+// share in bench_suite_rows.cuh.
 #include "bench_suite_rows.cuh"
 
 namespace suite {
 
 void register_gpu()
 {
-  twobody::squared_euclidean const sq{};
   // 2PCF
   add("2pcf/shared_tile+registers", kind::gpu, bench_count<float, st4>);
   add("2pcf/shared_tile8+registers", kind::gpu, bench_count<float, st8>);
@@ -48,7 +48,8 @@ void register_gpu()
   add("2pcf_double/shared_tile+registers", kind::gpu, bench_count<double, st4>);
   add("2pcf_double/shared_tile2+registers", kind::gpu, bench_count<double, twobody::input::shared_tile<256, 2>>);
   add("2pcf_double/one_call", kind::gpu, bench_count_one_call<double>);
-  register_gpu_histograms();
+  register_gpu_sdh();
+  register_gpu_rdf();
   // Gaussian kernel sum per point (cross mode)
   add("kernel_sum/shared_tile+per_point_sum", kind::gpu, bench_kernel_sum<st4>);
   add("kernel_sum/shared_tile8+per_point_sum", kind::gpu, bench_kernel_sum<st8>);

@@ -1,11 +1,11 @@
-// bench_suite's histogram rows (bench_suite.cu has the others and main; bench_suite_rows.cuh
-// what both share): the SDH at 256, 16 and 4096 bins and the periodic RDF at 256, each input x
-// output composition, the baselines and the one-call forms.
+// bench_suite's SDH rows (bench_suite.cu has the counts, kernel sums and main,
+// bench_suite_rdf.cu the RDF rows, bench_suite_rows.cuh what they share): the SDH at 256, 16 and
+// 4096 bins, each input x output composition, the baselines and the one-call forms.
 #include "bench_suite_rows.cuh"
 
 namespace suite {
 
-void register_gpu_histograms()
+void register_gpu_sdh()
 {
   twobody::squared_euclidean const sq{};
   // SDH 256
@@ -36,13 +36,6 @@ void register_gpu_histograms()
   }
   add("sdh4096/shuffle_tile+warp_privatized4", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, sq, b4096, wp{4}); });
   add("sdh4096/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram<void>(s, sq, b4096); });
-  // RDF, periodic box
-  rdf_problem const rdf;
-  add("rdf256/shared_tile8+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8>(s, rdf.f, rdf.bins, wp{32}); });
-  add("rdf256/shared_tile8_minblocks4+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st8b4>(s, rdf.f, rdf.bins, wp{32}); });
-  add("rdf256/shared_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<st4>(s, rdf.f, rdf.bins, wp{32}); });
-  add("rdf256/shuffle_tile+warp_privatized32", kind::gpu, [=](benchmark::State& s) { bench_histogram<sh4>(s, rdf.f, rdf.bins, wp{32}); });
-  add("rdf256/one_call", kind::gpu, [=](benchmark::State& s) { bench_histogram<void>(s, rdf.f, rdf.bins); });
 }
 
 }  // namespace suite

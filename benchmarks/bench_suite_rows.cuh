@@ -1,8 +1,8 @@
-// What the two files of bench_suite share (bench_suite.cu: the counts, kernel sums, CPU rows and
-// main; bench_suite_histograms.cu: the histogram rows): the problems, the timed bodies of each
-// statistic, the configuration the flags set and the registration helper. Two files so that
-// no one file compiles every composition's kernels (in one, 318 s of Release sm_90a compile on
-// one core).
+// What the three files of bench_suite share (bench_suite.cu: the counts, kernel sums, CPU rows
+// and main; bench_suite_histograms.cu: the SDH rows; bench_suite_rdf.cu: the RDF rows): the
+// problems, the timed bodies of each statistic, the configuration the flags set and the
+// registration helper. Three files so that no one file compiles every composition's kernels (in
+// one, 318 s of Release sm_90a compile on one core).
 #pragma once
 
 #include <twobody/twobody.cuh>
@@ -251,7 +251,9 @@ using wp   = twobody::output::warp_privatized;
 using bp   = twobody::output::block_privatized;
 using ga   = twobody::output::global_atomics;
 
-/// The SDH and RDF rows, between the counts' and the kernel sums' (bench_suite_histograms.cu).
-void register_gpu_histograms();
+/// The SDH rows (bench_suite_histograms.cu) and the RDF rows (bench_suite_rdf.cu), in this order
+/// between the counts' and the kernel sums'.
+void register_gpu_sdh();
+void register_gpu_rdf();
 
 }  // namespace suite
