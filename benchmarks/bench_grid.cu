@@ -8,15 +8,20 @@
 //              neighbours per point (0.006% of 2^20): grid vs brute force;
 //   blobs:     clustered points (64 Gaussian blobs), r = 5 on a prebuilt index: the half-stencil off,
 //              queries ordered by work, 1 or 32 threads per query (default: half-stencil, cell
-//              order, 8 threads per query).
+//              order, 8 threads per query);
+//   cpu/dd_log20: the CPU backend (no GPU needed; --cpu_sizes, default 10^6): a cosmologist's DD,
+//              N uniform points in a periodic box of side 1000, 20 log bins of r from 0.1 to 20,
+//              through its cells (cpu/cell_list.cuh, building them included) and, at the smaller
+//              sizes only, brute force; wall clock, OpenMP's threads.
 // Counters: pairs_per_s (the N(N-1)/2 pairs a brute force evaluates, so grid and brute force compare
 // as rates), distance_calls, calls_fraction (distance calls / N(N-1)/2), cells.
 //
-//   bench_grid [--sizes=1048576] [google benchmark flags]
+//   bench_grid [--sizes=1048576] [--cpu_sizes=1000000] [google benchmark flags]
 #include "bench_common.cuh"
 
 #include <twobody/grid.cuh>
 
+#include <chrono>
 #include <cmath>
 
 namespace {
@@ -25,6 +30,7 @@ using namespace bench;
 
 struct config {
   std::vector<long long> sizes{1ll << 20};
+  std::vector<long long> cpu_sizes{1000000};
 } cfg;
 
 enum class shape { uniform, blobs };
@@ -179,11 +185,72 @@ void register_gpu()
       [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, k32); });
 }
 
+/// N seeded uniform points in [0, side)^3 on the host.
+struct host_cloud3 {
+  std::vector<float> x, y, z;
+  host_cloud3(long long n, float side)
+  {
+    std::mt19937 rng(977);
+    std::uniform_real_distribution<float> u(0.f, side);
+    for (auto* v : {&x, &y, &z}) {
+      v->resize(static_cast<std::size_t>(n));
+      for (auto& c : *v) { c = u(rng); }
+    }
+  }
+  twobody::points<float, 3> view() const
+  {
+    return twobody::make_points(static_cast<twobody::size_type>(x.size()), x.data(), y.data(), z.data());
+  }
+};
+
+/// The DD of cpu/dd_log20 on the CPU backend: cells (search grid) or brute force, wall clock.
+void bench_cpu_dd(benchmark::State& state, twobody::pair_search search)
+{
+  guarded(state, [&] {
+    float const side = 1000.f, r_max = 20.f;
+    long long const n = state.range(0);
+    static std::map<long long, std::unique_ptr<host_cloud3>> cache;
+    auto& slot = cache[n];
+    if (!slot) { slot = std::make_unique<host_cloud3>(n, side); }
+    auto const pairs = twobody::self_pairs(slot->view());
+    auto const f     = twobody::make_periodic_euclidean(side, side, side);
+    twobody::log_bins<float> const bins(0.1f, r_max, 20);
+    twobody::grid_stats st;
+    twobody::within_cutoff<float> rg{r_max, search};
+    rg.grid.stats = &st;
+    unsigned long long in_bins = 0;
+    for (auto _ : state) {
+      auto const t0 = std::chrono::steady_clock::now();
+      auto const h  = twobody::histogram(twobody::exec::cpu, pairs, f, bins, rg);
+      state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      in_bins = h.pairs - h.outside;
+    }
+    set_counters(state, self_pair_count(n));
+    state.counters["in_bins"]   = static_cast<double>(in_bins);
+    state.counters["threads"]   = twobody::cpu::threads();
+    if (search == twobody::pair_search::grid) { state.counters["distance_calls"] = static_cast<double>(st.distance_calls); }
+  });
+}
+
+void register_cpu()
+{
+  auto add_cpu = [](char const* name, twobody::pair_search search, long long max_n) {
+    auto* b = benchmark::RegisterBenchmark(name, [=](benchmark::State& s) { bench_cpu_dd(s, search); });
+    b->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true)->UseManualTime()->Iterations(1);
+    for (long long n : cfg.cpu_sizes) {
+      if (n <= max_n) { b->Arg(n); }
+    }
+  };
+  add_cpu("cpu/dd_log20/cells", twobody::pair_search::grid, 1ll << 40);
+  add_cpu("cpu/dd_log20/brute_force", twobody::pair_search::brute_force, 1ll << 16);  // N^2: the small sizes only
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-  if (!take_sizes_flag(argc, argv, cfg.sizes)) { return 1; }
+  if (!take_sizes_flag(argc, argv, cfg.sizes) || !take_sizes_flag(argc, argv, cfg.cpu_sizes, "--cpu_sizes")) { return 1; }
   if (record_context()) { register_gpu(); }
+  register_cpu();
   return run_registered(argc, argv);
 }

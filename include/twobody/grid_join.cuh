@@ -122,7 +122,7 @@ join_result<index_pair> pairs_within(points<T, D> const& queries, grid_index<T, 
 
 /// Join of `pairs` (self or cross) where `x` keeps no pair farther apart than rg.cutoff:
 /// through a grid index of the B side when it pays (or as rg.search says), else the tiled
-/// brute-force join, on the backend `exec` names (the CPU backend: brute force). Same records
+/// brute-force join, on the backend `exec` names (the CPU backend: its cell list). Same records
 /// either way (order unspecified). A minimum-image predicate gets a periodic grid in its box.
 template <class T, int D, class X>
 join_result<join_record_t<X>> join(execution_policy const& exec,

@@ -265,14 +265,24 @@ def test_plan_says_what_runs(points):
 
 
 def test_search_options_give_the_same_answers(points, points_b):
-    # The CPU backend evaluates every pair whatever the search; the GPU's grid is compared with
-    # it in test_gpu.py.
+    # On the CPU backend "grid" is its cell list, "brute" every pair; the GPU's grid is compared
+    # with the CPU in test_gpu.py.
+    brute = twobody.histogram(points, bins=8, range=(0.0, 8.1), search="brute", **CPU)
     for search in ("auto", "brute", "grid"):
         assert twobody.count_pairs(points, r=5.5, search=search, **CPU) == int((pdist(points) < 5.5).sum())
         assert twobody.count_pairs(points, points_b, r=5.5, box=32.0, search=search, **CPU) == int(
             (periodic_distances(points, points_b, [32.0] * 3) < 5.5).sum())
         h = twobody.histogram(points, bins=8, range=(0.0, 8.1), search=search, **CPU)
         assert h.pairs == 300 * 299 // 2 and h.counts.sum() + h.outside == h.pairs
+        np.testing.assert_array_equal(h.counts, brute.counts)
+    # Enough pairs (over 2^16) and cells (a 160^3 box, r = 5) that "auto" takes the cells.
+    big = integer_points(3000, seed=21, hi=160, dtype=np.float32)
+    tree = cKDTree(big.astype(np.float64))
+    want = (tree.count_neighbors(tree, 5.5) - len(big)) // 2  # no integer distance is 5.5
+    assert twobody.count_pairs(big, r=5.5, **CPU) == want
+    g = twobody.rdf(big, box=160.0, r_max=5.5, bins=10, **CPU)  # edges at 0.55 k: no integer distance
+    b = twobody.rdf(big, box=160.0, r_max=5.5, bins=10, search="brute", **CPU)
+    np.testing.assert_array_equal(g.counts, b.counts)
     with pytest.raises(ValueError, match="search must be"):
         twobody.count_pairs(points, r=5.5, search="kdtree", **CPU)
     with pytest.raises(ValueError, match="search must be"):

@@ -228,11 +228,11 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
     weights, weights_b : 1-D arrays, optional
         Per-point weights: the result is then the sum of w_i w_j over the counted pairs.
     search : {"auto", "brute", "grid"}
-        How the GPU finds the pairs closer than r: "grid" builds a grid of cell side r (periodic
-        with ``box``) and visits only neighbouring cells, "brute" evaluates every pair, "auto"
-        takes the grid where the cells' neighbourhoods cover little of the data (and at least
-        2^24 pairs). The count is the same either way; the CPU backend evaluates every pair.
-        Weighted counts evaluate every pair.
+        How the pairs closer than r are found: "grid" builds a grid of cell side r (periodic
+        with ``box``; on the GPU a grid index, on the CPU a cell list) and visits only
+        neighbouring cells, "brute" evaluates every pair, "auto" takes the grid where the cells'
+        neighbourhoods cover little of the data (and at least 2^24 pairs on the GPU, 2^16 on
+        the CPU). The count is the same either way. Weighted counts evaluate every pair.
     functor : Functor, optional
         A predicate of your own instead of ``r`` (GPU only; no ``box``, every pair evaluated),
         e.g. ``Functor("bool", "return fabsf(a.x[2] - b.x[2]) < dz && dist2(a, b) < r * r;",
@@ -354,8 +354,8 @@ def histogram(points, points_b=None, *, bins=100, range=None, metric="euclidean"
     search : {"auto", "brute", "grid"}
         For distance bins from 0 (linear, not exact, unweighted): "grid" visits only the pairs
         in neighbouring cells of a grid of cell side ``range[1]`` (periodic with ``box``),
-        "brute" every pair, "auto" the grid where it pays (on the GPU). The histogram,
-        ``outside`` and ``pairs`` are the same either way.
+        "brute" every pair, "auto" the grid where it pays (on either backend, as for
+        ``count_pairs``). The histogram, ``outside`` and ``pairs`` are the same either way.
     memory_budget, devices, block_points, progress
         Out-of-core runs of distance histograms with linear bins from 0 (open or periodic box,
         unweighted, not exact), for NumPy sets larger than the GPU: see ``count_pairs``.

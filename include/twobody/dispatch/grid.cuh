@@ -5,6 +5,7 @@
 #pragma once
 
 #include <twobody/binning.cuh>
+#include <twobody/cpu/cell_list.cuh>
 #include <twobody/detail/grid_index.cuh>
 #include <twobody/detail/grid_kernels.cuh>
 #include <twobody/detail/launch.cuh>
@@ -333,9 +334,9 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
 /// r = 20 at 2^20, bench_grid), so it pays below ~0.43; the rule takes 0.35, and brute force
 /// for fewer than 2^24 pairs, where the build and its synchronizations dominate.
 template <int D>
-bool grid_pays(grid_geometry<D> const& geo, double pairs)
+bool grid_pays(grid_geometry<D> const& geo, double pairs, double min_pairs = double(1 << 24))
 {
-  if (pairs < double(1 << 24)) { return false; }
+  if (pairs < min_pairs) { return false; }
   double share = 1;
   for (int d = 0; d < D; ++d) { share *= std::min(1.0, 3.0 / static_cast<double>(geo.cells[d])); }
   return share < 0.35;
@@ -353,19 +354,72 @@ grid_index<T, D> grid_for(points<T, D> const& indexed, T cutoff, F const& f, cud
   }
 }
 
-/// Runs a range-limited statistic of f: brute(policy) on the CPU backend or for brute force on
-/// the GPU (a statistic's one-call dispatch, which checks the pairs), on_grid(index, cross
-/// queries or null) when a grid is used (the pairs checked here, before the grid is built).
-template <class T, int D, class F, class Run, class Brute>
+/// Whether every finite coordinate of pts lies in the periodic box [0, box_d) (a periodic
+/// cell list needs it; brute force takes the minimum image of any coordinates).
+template <class T, int D, class Box>
+bool inside_box(points<T, D> const& pts, Box const& box)
+{
+  for (std::int64_t i = 0; i < pts.size; ++i) {
+    auto const p = pts[i];
+    for (int d = 0; d < D; ++d) {
+      if (std::isfinite(static_cast<double>(p[d])) && !(p[d] >= T(0) && p[d] < box[d])) { return false; }
+    }
+  }
+  return true;
+}
+
+/// The CPU backend's range-limited statistic: on_cells(cell list, cross queries or null) where
+/// the cells pay (or rg asks for them), else brute(exec::cpu), its one-call dispatch. The
+/// cells pay by the GPU grid's rule (grid_pays) from 2^16 pairs on: building them is a sort of
+/// the points on the host, cheap beside the pairs.
+template <class T, int D, class F, class Cells, class Brute>
+auto range_limited_on_cpu(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg,
+                          F const& f, Cells&& on_cells, Brute&& brute)
+{
+  auto const cpu = twobody::exec::cpu.with_progress(exec.progress);
+  pair_search use = rg.search;
+  if (use == pair_search::automatic && static_cast<double>(pairs.count()) < double(1 << 16)) { use = pair_search::brute_force; }
+  if (use != pair_search::brute_force) {
+    validate(pairs);
+    check_host_readable(pairs);
+    points<T, D> const& indexed = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
+    bool periodic_ok = true;
+    if constexpr (has_periodic_box<F>) {
+      auto const box = box_of<D, T>(f);
+      periodic_ok    = inside_box(pairs.a, box) && (pairs.mode != pair_mode::cross || inside_box(pairs.b, box));
+      if (!periodic_ok && use == pair_search::grid) {
+        TWOBODY_EXPECTS(false, "cells of a periodic box need every coordinate in [0, box): use brute force for others");
+      }
+    }
+    if (periodic_ok) {
+      auto const cells = [&] {
+        if constexpr (has_periodic_box<F>) {
+          return cpu::cell_list<T, D>(indexed, static_cast<double>(rg.cutoff), box_of<D, T>(f));
+        } else {
+          return cpu::cell_list<T, D>(indexed, static_cast<double>(rg.cutoff));
+        }
+      }();
+      if (use == pair_search::grid || grid_pays(cells.geometry(), static_cast<double>(pairs.count()), 1 << 16)) {
+        if (rg.chosen != nullptr) { *rg.chosen = pair_search::grid; }
+        return on_cpu_backend(cpu, [&] { return on_cells(cells, pairs.mode == pair_mode::cross ? &pairs.a : nullptr); });
+      }
+    }
+  }
+  if (rg.chosen != nullptr) { *rg.chosen = pair_search::brute_force; }
+  return brute(cpu);
+}
+
+/// Runs a range-limited statistic of f: on the CPU backend through range_limited_on_cpu; on
+/// the GPU brute(policy) for brute force (a statistic's one-call dispatch, which checks the
+/// pairs), on_grid(index, cross queries or null) when a grid is used (the pairs checked here,
+/// before the grid is built).
+template <class T, int D, class F, class Run, class Cells, class Brute>
 auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg, F const& f,
-                   char const* what, Run&& on_grid, Brute&& brute)
+                   char const* what, Run&& on_grid, Cells&& on_cells, Brute&& brute)
 {
   TWOBODY_EXPECTS(pairs.mode != pair_mode::ordered, "range-limited statistics take self or cross pairs");
   pair_search use = rg.search;
-  if (!runs_on_gpu(exec, what)) {
-    if (rg.chosen != nullptr) { *rg.chosen = pair_search::brute_force; }  // the CPU backend has no grid
-    return brute(twobody::exec::cpu.with_progress(exec.progress));
-  }
+  if (!runs_on_gpu(exec, what)) { return range_limited_on_cpu(exec, pairs, rg, f, on_cells, brute); }
   cudaStream_t const stream = exec.stream;
   points<T, D> const& indexed = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   if (use == pair_search::automatic && static_cast<double>(pairs.count()) < double(1 << 24)) {
@@ -394,6 +448,7 @@ unsigned long long grid_count_on(execution_policy const& exec, pair_set<points<T
   return range_limited(
     exec, pairs, rg, pred, "count_pairs",
     [&](grid_index<T, D> const& index, points<T, D> const* cross) { return grid_count(index, cross, pred, rg.grid, exec.stream); },
+    [&](cpu::cell_list<T, D> const& cells, points<T, D> const* cross) { return cpu::count_pairs(cells, cross, pred, rg.grid.stats); },
     [&](execution_policy const& e) {
       return reduce_on<input::automatic, points<T, D>, Pred, cuda::std::plus<C>, C, count_inner_t<points<T, D>>>(
         e, "count_pairs", pairs, pred, cuda::std::plus<C>{}, C{});
@@ -411,6 +466,7 @@ histogram_result<unsigned long long> grid_histogram_on(execution_policy const& e
     [&](grid_index<T, D> const& index, points<T, D> const* cross) {
       return grid_histogram(index, cross, f, bins, rg.grid, exec.stream);
     },
+    [&](cpu::cell_list<T, D> const& cells, points<T, D> const* cross) { return cpu::histogram(cells, cross, f, bins, rg.grid.stats); },
     [&](execution_policy const& e) { return histogram_on(e, pairs, f, bins); });
 }
 
