@@ -1,5 +1,5 @@
-// Host tests of the CPU backend's cell list (cpu/cell_list.cuh) behind the cutoff forms on
-// exec::cpu: counts, histograms and joins equal the CPU's brute force for 1-D..4-D and 6-D,
+// Host tests of the CPU backend's cell list (cpu/cell_list.cuh) and the cutoff forms on exec::cpu
+// that choose it: counts, histograms and joins equal the CPU's brute force for 1-D..4-D and 6-D,
 // periodic and not, cross pairs with queries partly outside the indexed box, cutoffs around the
 // data extent, duplicate points, NaN points and empty sets (integer coordinates: every distance
 // test is exact); the automatic choice; the periodic box's range.
@@ -30,37 +30,51 @@ std::vector<std::tuple<std::uint32_t, std::uint32_t>> keys(R const& records)
 }
 
 /// Counts, a histogram up to r and the join within r through the cells, each against brute force
-/// on the CPU backend; the self pairs of h, and q x h.
+/// on the CPU backend; the self pairs of h, and q x h. The cells' own functions in every
+/// dimension; in 3-D also the public forms on exec::cpu that choose them (each public form
+/// compiles its GPU side too, so only there).
 template <int D, class Pred, class F, class Points>
 void check_against_brute(Points const& h, Points const& q, Pred pred, F f, float r)
 {
-  auto const cpu = twobody::exec::cpu;
-  pair_search chosen = pair_search::automatic;
-  within_cutoff<float> cells{r, pair_search::grid, {}, &chosen};
-  twobody::grid_stats st;
-  cells.grid.stats = &st;
-  within_cutoff<float> const brute{r, pair_search::brute_force};
+  twobody::cpu::cell_list<float, D> const cl = [&] {
+    if constexpr (twobody::detail::has_periodic_box<F>) {
+      return twobody::cpu::cell_list<float, D>(h, r, twobody::detail::box_of<D, float>(f));
+    } else {
+      return twobody::cpu::cell_list<float, D>(h, r);
+    }
+  }();
+  twobody::uniform_bins<float> const bins(0.f, r, 7);
   for (bool cross : {false, true}) {
     SCOPED_TRACE(cross ? "cross" : "self");
     auto const pairs = cross ? twobody::cross_pairs(q, h) : twobody::self_pairs(h);
+    Points const* queries = cross ? &q : nullptr;
     unsigned long long const want = twobody::cpu::count_pairs(pairs, pred);
     EXPECT_GT(want, 0u) << "test data with pairs inside the cutoff";
-    EXPECT_EQ(twobody::count_pairs(cpu, pairs, pred, cells), want);
-    EXPECT_EQ(chosen, pair_search::grid);
+    twobody::grid_stats st;
+    EXPECT_EQ(twobody::cpu::count_pairs(cl, queries, pred, &st), want);
     EXPECT_LE(st.distance_calls, static_cast<unsigned long long>(pairs.count()));
-    EXPECT_EQ(twobody::count_pairs(cpu, pairs, pred, brute), want);
-    EXPECT_EQ(chosen, pair_search::grid) << "only a given `chosen` is written";
+    EXPECT_EQ(st.cells, cl.cells());
 
-    twobody::uniform_bins<float> const bins(0.f, r, 7);
     auto const hb = twobody::cpu::histogram(pairs, f, bins);
-    auto const hc = twobody::histogram(cpu, pairs, f, bins, cells);
+    auto const hc = twobody::cpu::histogram(cl, queries, f, bins, &st);
     EXPECT_EQ(hc.counts, hb.counts);
     EXPECT_EQ(hc.pairs, st.distance_calls) << "pairs and outside count the visited pairs";
     EXPECT_EQ(hc.outside, st.distance_calls - (hb.pairs - hb.outside));
 
     auto const jb = twobody::cpu::join(pairs, pred);
-    auto const jc = twobody::join(cpu, pairs, pred, cells);
-    EXPECT_EQ(keys(jc.to_host()), keys(jb)) << "the same records in (i, j) order";
+    EXPECT_EQ(keys(twobody::cpu::join(cl, queries, pred)), keys(jb)) << "the same records in (i, j) order";
+
+    if constexpr (D == 3) {  // the public forms choose the cells
+      auto const cpu = twobody::exec::cpu;
+      pair_search chosen = pair_search::automatic;
+      within_cutoff<float> const cells{r, pair_search::grid, {}, &chosen};
+      EXPECT_EQ(twobody::count_pairs(cpu, pairs, pred, cells), want);
+      EXPECT_EQ(chosen, pair_search::grid);
+      EXPECT_EQ(twobody::count_pairs(cpu, pairs, pred, within_cutoff<float>{r, pair_search::brute_force}), want);
+      EXPECT_EQ(chosen, pair_search::grid) << "only a given `chosen` is written";
+      EXPECT_EQ(twobody::histogram(cpu, pairs, f, bins, cells).counts, hb.counts);
+      EXPECT_EQ(keys(twobody::join(cpu, pairs, pred, cells).to_host()), keys(jb));
+    }
   }
 }
 
