@@ -2,7 +2,7 @@
 // that choose it: counts, histograms and joins equal the CPU's brute force for 1-D..4-D and 6-D,
 // periodic and not, cross pairs with queries partly outside the indexed box, cutoffs around the
 // data extent, duplicate points, NaN points and empty sets (integer coordinates: every distance
-// test is exact); the automatic choice; the periodic box's range.
+// test is exact); the automatic choice; the periodic box's range; progress in the pair set's pairs.
 #include "common.cuh"
 
 #include <twobody/grid.cuh>
@@ -174,4 +174,26 @@ TEST(CpuCells, PeriodicCellsNeedCoordinatesInTheBox)
             twobody::cpu::count_pairs(pairs, pred));
   EXPECT_EQ(chosen, pair_search::brute_force);
   EXPECT_THROW((void)twobody::count_pairs(twobody::exec::cpu, pairs, pred, within_cutoff<float>{5.f, pair_search::grid}), twobody::error);
+}
+
+TEST(CpuCells, ProgressCountsThePairSetsPairsAndAThrowStopsTheCall)
+{
+  tbt::host_points<float, 3> const h(5000, 13, 200), q(3000, 14, 200);
+  auto const pred = twobody::within_radius(3.f);
+  within_cutoff<float> const cells{3.f, pair_search::grid};
+  for (bool cross : {false, true}) {
+    SCOPED_TRACE(cross ? "cross" : "self");
+    auto const pairs = cross ? twobody::cross_pairs(q.view(), h.view()) : twobody::self_pairs(h.view());
+    std::vector<twobody::progress_report> seen;
+    twobody::progress_callback const note = [&](twobody::progress_report const& p) { seen.push_back(p); };
+    EXPECT_EQ(twobody::count_pairs(twobody::exec::cpu.with_progress(&note), pairs, pred, cells), twobody::cpu::count_pairs(pairs, pred));
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.back().done, static_cast<std::uint64_t>(pairs.count()));
+    EXPECT_EQ(seen.back().total, static_cast<std::uint64_t>(pairs.count()));
+    for (std::size_t k = 1; k < seen.size(); ++k) { EXPECT_LE(seen[k - 1].done, seen[k].done); }
+  }
+  struct stop {};
+  twobody::progress_callback const halt = [](twobody::progress_report const&) { throw stop{}; };
+  EXPECT_THROW((void)twobody::count_pairs(twobody::exec::cpu.with_progress(&halt), twobody::self_pairs(h.view()), pred, cells), stop);
+  EXPECT_GT(twobody::count_pairs(twobody::exec::cpu, twobody::self_pairs(h.view()), pred, cells), 0u) << "usable after the stop";
 }

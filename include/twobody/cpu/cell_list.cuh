@@ -75,6 +75,10 @@ class cell_list {
     }
     return true;
   }
+  /// The points the list was built from (finite or not).
+  std::int64_t input_size() const { return input_size_; }
+  /// The points in cells (those with finite coordinates).
+  std::int64_t size() const { return static_cast<std::int64_t>(sorted_.size()); }
   /// The cell coordinates of a point (its cell, or a cell outside a non-periodic grid).
   void coordinates(point<T, D> const& p, long long (&c)[D]) const
   {
@@ -86,6 +90,7 @@ class cell_list {
   {
     TWOBODY_EXPECTS(std::isfinite(cutoff) && cutoff > 0, "cell_list: the cutoff must be finite and > 0");
     for (int d = 0; d < D; ++d) { reach_[d] = cutoff; }
+    input_size_ = std::max<std::int64_t>(pts.size, 0);
     std::vector<std::int64_t> finite;
     finite.reserve(static_cast<std::size_t>(std::max<size_type>(pts.size, 0)));
     double lo[D], hi[D];
@@ -144,6 +149,7 @@ class cell_list {
   }
 
   twobody::detail::grid_geometry<D> geo_{};
+  std::int64_t input_size_ = 0;
   double reach_[D]{};  ///< near(): the largest separation along each axis a counted pair can have
   double box_[D]{};
   std::vector<unsigned long long> ids_;
@@ -167,11 +173,15 @@ unsigned long long for_each_near_pair(cell_list<T, D> const& cl, points<T, D> co
   auto const& geo = cl.geometry();
   constexpr int stencil = twobody::detail::grid_geometry<D>::stencil_size();
   std::vector<unsigned long long> visited(static_cast<std::size_t>(max_threads()), 0);
+  // Progress counts the pair set's pairs, as brute force's loops do: a cell (a query point) done
+  // is its share of them.
+  double const n = static_cast<double>(cl.input_size());
+  std::uint64_t const pairs =
+    queries == nullptr ? static_cast<std::uint64_t>(n * (n - 1) / 2) : static_cast<std::uint64_t>(queries->size) * cl.input_size();
+  double const per_point = cl.size() > 0 ? static_cast<double>(pairs) / static_cast<double>(cl.size()) : 0.0;
   if (queries == nullptr) {
     std::int64_t const cells = cl.cells();
-    std::uint64_t total      = 0;
-    for (std::int64_t k = 0; k < cells; ++k) { total += static_cast<std::uint64_t>(cl.end(k) - cl.begin(k)); }
-    progress_poll poll(total);
+    progress_poll poll(pairs);
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::int64_t k = 0; k < cells; ++k) {
       if (poll.stopped()) { continue; }
@@ -205,11 +215,12 @@ unsigned long long for_each_near_pair(cell_list<T, D> const& cl, points<T, D> co
           }
         }
       }
-      poll.done(static_cast<std::uint64_t>(b1 - b0));
+      poll.done(static_cast<std::uint64_t>(per_point * static_cast<double>(b1 - b0)));
     }
     poll.finish();
   } else {
-    progress_poll poll(static_cast<std::uint64_t>(queries->size));
+    progress_poll poll(pairs);
+    double const per_query = queries->size > 0 ? static_cast<double>(pairs) / static_cast<double>(queries->size) : 0.0;
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::int64_t i = 0; i < queries->size; ++i) {
       if (poll.stopped()) { continue; }
@@ -228,7 +239,7 @@ unsigned long long for_each_near_pair(cell_list<T, D> const& cl, points<T, D> co
           ++seen;
         }
       }
-      poll.done(1);
+      poll.done(static_cast<std::uint64_t>(per_query));
     }
     poll.finish();
   }
