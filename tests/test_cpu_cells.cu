@@ -128,6 +128,19 @@ TEST(CpuCells, PointsWithNanCoordinatesTakePartInNoPair)
   EXPECT_EQ(twobody::count_pairs(twobody::exec::cpu, pairs, pred, within_cutoff<float>{4.f, pair_search::grid, {}, &chosen}),
             twobody::cpu::count_pairs(pairs, pred));
   EXPECT_EQ(chosen, pair_search::grid);
+  // NaN queries in a periodic box (clamped, their cell would be 0) are near nothing either.
+  tbt::host_points<float, 3> const indexed(2000, 8, 32);  // in [0, 32)
+  tbt::host_points<float, 3> q(700, 6, 32);
+  for (std::int64_t i = 0; i < q.n; i += 31) { q.c[2][i] = std::numeric_limits<float>::quiet_NaN(); }
+  auto const metric = twobody::make_periodic_euclidean(32.f, 32.f, 32.f);
+  twobody::within<decltype(metric), float> const near{metric, 4.f};
+  auto const cross = twobody::cross_pairs(q.view(), indexed.view());
+  twobody::uniform_bins<float> const bins(0.f, 4.f, 4);
+  auto const hc = twobody::histogram(twobody::exec::cpu, cross, metric, bins, within_cutoff<float>{4.f, pair_search::grid, {}, &chosen});
+  EXPECT_EQ(chosen, pair_search::grid);
+  EXPECT_EQ(hc.counts, twobody::cpu::histogram(cross, metric, bins).counts);
+  EXPECT_EQ(twobody::count_pairs(twobody::exec::cpu, cross, near, within_cutoff<float>{4.f, pair_search::grid}),
+            twobody::cpu::count_pairs(cross, near));
 }
 
 TEST(CpuCells, EmptySetsHaveNoPairs)

@@ -71,7 +71,7 @@ class cell_list {
     for (int d = 0; d < D; ++d) {
       double dx = std::fabs(static_cast<double>(a[d]) - static_cast<double>(b[d]));
       if (geo_.periodic) { dx = std::min(dx, box_[d] - dx); }
-      if (dx > reach_[d]) { return false; }
+      if (!(dx <= reach_[d])) { return false; }  // also NaN: a query with a NaN coordinate is near nothing
     }
     return true;
   }
@@ -185,9 +185,9 @@ unsigned long long for_each_near_pair(cell_list<T, D> const& cl, points<T, D> co
 #pragma omp parallel for schedule(dynamic, 16)
     for (std::int64_t k = 0; k < cells; ++k) {
       if (poll.stopped()) { continue; }
-      Acc& acc            = accs[static_cast<std::size_t>(thread_id())];
+      Acc& acc                 = accs[static_cast<std::size_t>(thread_id())];
       unsigned long long& seen = visited[static_cast<std::size_t>(thread_id())];
-      std::int64_t const b0 = cl.begin(k), b1 = cl.end(k);
+      std::int64_t const b0    = cl.begin(k), b1 = cl.end(k);
       for (std::int64_t p = b0; p < b1; ++p) {  // pairs within the cell (input order within it)
         for (std::int64_t q = p + 1; q < b1; ++q) {
           if (!cl.near(cl.at(p), cl.at(q))) { continue; }
