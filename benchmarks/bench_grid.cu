@@ -185,23 +185,22 @@ void register_gpu()
       [=](benchmark::State& s) { bench_count<3>(s, box_side, 5.f, shape::blobs, false, true, false, k32); });
 }
 
-/// N seeded uniform points in [0, side)^3 on the host.
-struct host_cloud3 {
-  std::vector<float> x, y, z;
-  host_cloud3(long long n, float side)
-  {
+/// N seeded uniform points in [0, side)^3 on the host, generated once per N.
+host_points<float> const& host_cloud(long long n, float side)
+{
+  static std::map<long long, std::unique_ptr<host_points<float>>> cache;
+  auto& slot = cache[n];
+  if (!slot) {
+    slot = std::make_unique<host_points<float>>();
     std::mt19937 rng(977);
     std::uniform_real_distribution<float> u(0.f, side);
-    for (auto* v : {&x, &y, &z}) {
-      v->resize(static_cast<std::size_t>(n));
-      for (auto& c : *v) { c = u(rng); }
+    for (auto& c : slot->c) {
+      c.resize(static_cast<std::size_t>(n));
+      for (auto& v : c) { v = u(rng); }
     }
   }
-  twobody::points<float, 3> view() const
-  {
-    return twobody::make_points(static_cast<twobody::size_type>(x.size()), x.data(), y.data(), z.data());
-  }
-};
+  return *slot;
+}
 
 /// The DD of cpu/dd_log20 on the CPU backend: cells (search grid) or brute force, wall clock.
 void bench_cpu_dd(benchmark::State& state, twobody::pair_search search)
@@ -209,10 +208,7 @@ void bench_cpu_dd(benchmark::State& state, twobody::pair_search search)
   guarded(state, [&] {
     float const side = 1000.f, r_max = 20.f;
     long long const n = state.range(0);
-    static std::map<long long, std::unique_ptr<host_cloud3>> cache;
-    auto& slot = cache[n];
-    if (!slot) { slot = std::make_unique<host_cloud3>(n, side); }
-    auto const pairs = twobody::self_pairs(slot->view());
+    auto const pairs  = twobody::self_pairs(host_cloud(n, side).view());
     auto const f     = twobody::make_periodic_euclidean(side, side, side);
     twobody::log_bins<float> const bins(0.1f, r_max, 20);
     twobody::grid_stats st;

@@ -68,9 +68,9 @@ histogram_result<unsigned long long> histogram(points<T, D> const& queries, grid
 
 /// Pairs of `pairs` (self or cross) with pred(a, b) true, where pred is false beyond
 /// rg.cutoff: through a grid when it pays (or as rg.search says), else brute force, on the
-/// backend `exec` names (the CPU backend: its cell list, cpu/cell_list.cuh). A minimum-image predicate
-/// (within{periodic_squared_euclidean, r2}) gets a periodic grid in its box: the points must
-/// lie in [0, box) and the cutoff must not exceed half a side.
+/// backend `exec` names (the CPU backend: its cell list, cpu/cell_list.cuh). A minimum-image
+/// predicate (within{periodic_squared_euclidean, r2}) gets a periodic grid in its box: the
+/// points must lie in [0, box) and the cutoff must not exceed half a side.
 template <class T, int D, class Pred>
 unsigned long long count_pairs(execution_policy const& exec, pair_set<points<T, D>> const& pairs, Pred pred,
                                within_cutoff<T> const& rg)

@@ -92,7 +92,7 @@ class cell_list {
     for (int d = 0; d < D; ++d) { reach_[d] = cutoff; }
     input_size_ = std::max<std::int64_t>(pts.size, 0);
     std::vector<std::int64_t> finite;
-    finite.reserve(static_cast<std::size_t>(std::max<size_type>(pts.size, 0)));
+    finite.reserve(static_cast<std::size_t>(input_size_));
     double lo[D], hi[D];
     for (int d = 0; d < D; ++d) { lo[d] = hi[d] = 0; }
     for (std::int64_t i = 0; i < pts.size; ++i) {

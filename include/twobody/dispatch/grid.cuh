@@ -368,17 +368,20 @@ bool inside_box(points<T, D> const& pts, Box const& box)
   return true;
 }
 
+/// Pairs from which the CPU backend's cells may pay (the GPU's grid: 2^24): building them is a
+/// sort of the points on the host, cheap beside the pairs.
+inline constexpr double cpu_cells_min_pairs = double(1 << 16);
+
 /// The CPU backend's range-limited statistic: on_cells(cell list, cross queries or null) where
 /// the cells pay (or rg asks for them), else brute(exec::cpu), its one-call dispatch. The
-/// cells pay by the GPU grid's rule (grid_pays) from 2^16 pairs on: building them is a sort of
-/// the points on the host, cheap beside the pairs.
+/// cells pay by the GPU grid's rule (grid_pays) from cpu_cells_min_pairs on.
 template <class T, int D, class F, class Cells, class Brute>
 auto range_limited_on_cpu(execution_policy const& exec, pair_set<points<T, D>> const& pairs, within_cutoff<T> const& rg,
                           F const& f, Cells&& on_cells, Brute&& brute)
 {
   auto const cpu = twobody::exec::cpu.with_progress(exec.progress);
   pair_search use = rg.search;
-  if (use == pair_search::automatic && static_cast<double>(pairs.count()) < double(1 << 16)) { use = pair_search::brute_force; }
+  if (use == pair_search::automatic && static_cast<double>(pairs.count()) < cpu_cells_min_pairs) { use = pair_search::brute_force; }
   if (use != pair_search::brute_force) {
     validate(pairs);
     check_host_readable(pairs);
@@ -387,9 +390,8 @@ auto range_limited_on_cpu(execution_policy const& exec, pair_set<points<T, D>> c
     if constexpr (has_periodic_box<F>) {
       auto const box = box_of<D, T>(f);
       periodic_ok    = inside_box(pairs.a, box) && (pairs.mode != pair_mode::cross || inside_box(pairs.b, box));
-      if (!periodic_ok && use == pair_search::grid) {
-        TWOBODY_EXPECTS(false, "cells of a periodic box need every coordinate in [0, box): use brute force for others");
-      }
+      TWOBODY_EXPECTS(periodic_ok || use != pair_search::grid,
+                      "cells of a periodic box need every coordinate in [0, box): use brute force for others");
     }
     if (periodic_ok) {
       auto const cells = [&] {
@@ -399,7 +401,7 @@ auto range_limited_on_cpu(execution_policy const& exec, pair_set<points<T, D>> c
           return cpu::cell_list<T, D>(indexed, static_cast<double>(rg.cutoff));
         }
       }();
-      if (use == pair_search::grid || grid_pays(cells.geometry(), static_cast<double>(pairs.count()), 1 << 16)) {
+      if (use == pair_search::grid || grid_pays(cells.geometry(), static_cast<double>(pairs.count()), cpu_cells_min_pairs)) {
         if (rg.chosen != nullptr) { *rg.chosen = pair_search::grid; }
         return on_cpu_backend(cpu, [&] { return on_cells(cells, pairs.mode == pair_mode::cross ? &pairs.a : nullptr); });
       }

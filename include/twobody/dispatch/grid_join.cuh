@@ -113,11 +113,7 @@ join_result<join_record_t<X>> grid_join_on(execution_policy const& exec, pair_se
         jopt, [&](auto& sink) { return run_grid_join<GridOutput>(index, cross, e, sink, jopt, rg.grid, exec.stream); });
     },
     [&](cpu::cell_list<T, D> const& cells, points<T, D> const* cross) {
-      auto records = cpu::join(cells, cross, x, rg.grid.stats);
-      join_stats st;
-      st.results = records.size();
-      st.rounds  = 1;
-      return join_result<join_record_t<X>>{std::move(records), st};
+      return cpu_join_result(cpu::join(cells, cross, x, rg.grid.stats));
     },
     [&](execution_policy const& e) { return join_on<Input, Output>(e, pairs, x, jopt); });
 }

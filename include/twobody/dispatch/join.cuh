@@ -87,15 +87,21 @@ join_result<Record> collect_join(join_options const& opt, Run&& run)
   return {sink.release(), n, st};
 }
 
-/// The CPU backend's join as the one-call forms return it (host memory, (i, j) order).
-template <class Points, class X>
-join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x)
+/// Records the CPU backend found, as the one-call forms return them (host memory, one round).
+template <class Record>
+join_result<Record> cpu_join_result(std::vector<Record> records)
 {
-  auto records = cpu::join(pairs, x);
   join_stats st;
   st.results = records.size();
   st.rounds  = 1;
   return {std::move(records), st};
+}
+
+/// The CPU backend's join as the one-call forms return it (host memory, (i, j) order).
+template <class Points, class X>
+join_result<join_record_t<X>> cpu_join(pair_set<Points> const& pairs, X const& x)
+{
+  return cpu_join_result(cpu::join(pairs, x));
 }
 
 /// join_each (join.cuh): checks the options; on_backend checks the pairs and runs the CPU
