@@ -152,12 +152,13 @@ TEST(GpuClusterHistogram, WeightedPeriodicAndTwoDimensional)
 {
   REQUIRE_CLUSTERS();
   using Input = input::shuffle_tile<256, 4>;
-  tbt::host_points<float, 3> ha(1500, 7), hb(700, 8);
+  tbt::host_points<float, 3> ha(tbt::quick() ? 400 : 1500, 7), hb(tbt::quick() ? 300 : 700, 8);
   auto const hda = ha.as<double>();
   auto const hdb = hb.as<double>();
   tbt::device_points<float, 3> a(ha), b(hb);
   for (pair_mode m : {pair_mode::self, pair_mode::cross, pair_mode::ordered}) {
     for (int cluster : {2, 7, 16}) {
+      if (tbt::quick() && cluster == 2) { continue; }  // under the sanitizers
       {  // dyadic weights: exact products and sums
         std::vector<double> want(12001);
         cpu::histogram(tbt::make_pairs(m, hda.weighted_view(), hdb.weighted_view()), squared_euclidean{},
