@@ -6,7 +6,6 @@
 #include "bench_frames_rows.cuh"
 
 namespace frames_bench {
-namespace {
 
 /// The planned call (B = 0: the planner's tile) or a named shared_tile<B, R, M, G>.
 template <per_point_kind Kind, int B = 0, int R = 1, int M = 1, int G = 1>
@@ -91,8 +90,6 @@ void frames_tile(benchmark::State& state)
     bench::set_counters(state, bench::self_pair_count(n) * double(frame_count));
   });
 }
-
-}  // namespace
 
 void register_shapes(std::vector<long long> const& frame_sizes)
 {

@@ -10,7 +10,8 @@
 #                              there (the wheel must need only a driver and NumPy)
 #
 # Env: PYTHON (default python3), VENV (default build-python/venv), CUDA_ARCHS (passed on as
-#      CMAKE_CUDA_ARCHITECTURES; default: pip's own), TWOBODY_PIP_REUSE=1 to build into
+#      CMAKE_CUDA_ARCHITECTURES; default: pip's own), TWOBODY_PIP_RELEASE_FLAGS (instead of the Release
+#      build's -O3 -DNDEBUG, host and device compiler alike), TWOBODY_PIP_REUSE=1 to build into
 #      build-python/build without build isolation (a rerun then recompiles only what changed),
 #      TWOBODY_PIP_OFFLINE=1 to install with --no-build-isolation and no index (GPU machines
 #      whose Python already has nanobind, scikit-build-core, numpy, scipy and pytest).
@@ -25,8 +26,12 @@ esac
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${REPO_ROOT}"
 PYTHON="${PYTHON:-python3}"
-ARCH_ARGS=()
-if [[ -n "${CUDA_ARCHS:-}" ]]; then ARCH_ARGS=(-Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS}"); fi
+CMAKE_DEFINES=()
+if [[ -n "${CUDA_ARCHS:-}" ]]; then CMAKE_DEFINES+=(-Ccmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS}"); fi
+if [[ -n "${TWOBODY_PIP_RELEASE_FLAGS:-}" ]]; then
+  CMAKE_DEFINES+=(-Ccmake.define.CMAKE_CUDA_FLAGS_RELEASE="${TWOBODY_PIP_RELEASE_FLAGS}"
+                  -Ccmake.define.CMAKE_CXX_FLAGS_RELEASE="${TWOBODY_PIP_RELEASE_FLAGS}")
+fi
 
 make_venv() {  # path
   if [[ ! -x "$1/bin/python" ]] && ! "${PYTHON}" -m venv "$1"; then
@@ -42,7 +47,7 @@ if [[ "${TWOBODY_PIP_OFFLINE:-0}" == 1 ]]; then
   PY="${PYTHON}"
   rm -rf build-python/site
   "${PY}" -m pip install -q --no-index --no-build-isolation --no-deps --target build-python/site . \
-    "${ARCH_ARGS[@]}" -Cbuild-dir=build-python/build
+    "${CMAKE_DEFINES[@]}" -Cbuild-dir=build-python/build
   export PYTHONPATH="${REPO_ROOT}/build-python/site${PYTHONPATH:+:${PYTHONPATH}}"
 else
   VENV="${VENV:-${REPO_ROOT}/build-python/venv}"
@@ -54,10 +59,10 @@ else
   start=$(date +%s)
   if [[ "${TWOBODY_PIP_REUSE:-0}" == 1 ]]; then
     "${PY}" -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0"
-    "${PY}" -m pip wheel -q --no-deps --no-build-isolation -w build-python/dist . "${ARCH_ARGS[@]}" \
+    "${PY}" -m pip wheel -q --no-deps --no-build-isolation -w build-python/dist . "${CMAKE_DEFINES[@]}" \
       -Cbuild-dir=build-python/build
   else
-    "${PY}" -m pip wheel -q --no-deps -w build-python/dist . "${ARCH_ARGS[@]}"  # as pip install . builds
+    "${PY}" -m pip wheel -q --no-deps -w build-python/dist . "${CMAKE_DEFINES[@]}"  # as pip install . builds
   fi
   echo "[python-test] wheel built in $(( $(date +%s) - start )) s: $(ls build-python/dist)" >&2
   "${PY}" -m pip install -q --force-reinstall --no-deps build-python/dist/twobody-*.whl

@@ -6,6 +6,8 @@
 # test's 128 s; -O1 73 s in all, and the host tests still run at a usable speed) where it runs
 # here (TWOBODY_TEST_RUN_FLAGS: host tests, examples, benchmark smoke runs), unoptimised where it
 # does not (the GPU tests and the other benchmarks: gcc -O1 took 24 of test_gpu_grid's 48 s, -O0 13).
+# A binary's several files compile as one translation unit (TWOBODY_MERGE_PARTS): on 2 cores the
+# 10 s that each file spends in the CUDA and GoogleTest headers outweigh compiling side by side.
 # TWOBODY_FULL_DEVICE_BUILD=1 builds real code, fully optimised, anyway.
 if [[ -n "${CUDA_ARCHS:-}" || "${TWOBODY_FULL_DEVICE_BUILD:-0}" == 1 ]] \
    || nvidia-smi -L >/dev/null 2>&1; then
@@ -13,11 +15,13 @@ if [[ -n "${CUDA_ARCHS:-}" || "${TWOBODY_FULL_DEVICE_BUILD:-0}" == 1 ]] \
   TWOBODY_TEST_CUDA_FLAGS="${CUDAFLAGS:-}"
   TWOBODY_TEST_RELEASE_FLAGS="-O3 -DNDEBUG"
   TWOBODY_TEST_RUN_FLAGS=""
+  TWOBODY_TEST_MERGE_PARTS=OFF
 else
   TWOBODY_TEST_ARCHS="90a-virtual"
   TWOBODY_TEST_CUDA_FLAGS="${CUDAFLAGS:-} -Xcicc -O0"
   TWOBODY_TEST_RELEASE_FLAGS="-DNDEBUG"
   TWOBODY_TEST_RUN_FLAGS="-O1"
+  TWOBODY_TEST_MERGE_PARTS=ON
   echo "[twobody] no GPU here: device code is compiled to PTX only, unoptimised; host code at -O1 where it runs" \
        "(TWOBODY_FULL_DEVICE_BUILD=1 to build real code)" >&2
 fi
