@@ -5,10 +5,10 @@
 
 #include <twobody/join_records.cuh>
 #include <twobody/util/device_array.cuh>
+#include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
 
-#include <thrust/execution_policy.h>
-#include <thrust/sort.h>
+#include <cub/device/device_merge_sort.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -118,14 +118,20 @@ class join_result {
   join_stats stats_{};
 };
 
-/// Sorts records with members i and j by (i, j): on the device (Thrust, on `stream`, which is
-/// synchronized) or on the host, wherever the result lives.
+/// Sorts records with members i and j by (i, j): on the device (CUB's merge sort, on `stream`,
+/// which is synchronized) or on the host, wherever the result lives.
 template <class Record>
 void sort_by_index(join_result<Record>& r, cudaStream_t stream = 0)
 {
   if (r.size() < 2) { return; }
   if (r.location() == result_location::device) {
-    thrust::sort(thrust::cuda::par.on(stream), r.data(), r.data() + r.size(), detail::by_index_pair{});
+    // CUB rather than thrust::sort (the same merge sort): Thrust's sort headers would add seconds
+    // to the compile of every file that includes a join.
+    auto const n      = static_cast<std::int64_t>(r.size());
+    std::size_t bytes = 0;
+    TWOBODY_CUDA_TRY(cub::DeviceMergeSort::SortKeys(nullptr, bytes, r.data(), n, detail::by_index_pair{}, stream));
+    detail::device_buffer const scratch(bytes, stream);
+    TWOBODY_CUDA_TRY(cub::DeviceMergeSort::SortKeys(scratch.data(), bytes, r.data(), n, detail::by_index_pair{}, stream));
     TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
   } else {
     std::sort(r.data(), r.data() + r.size(), detail::by_index_pair{});

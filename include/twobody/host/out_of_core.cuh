@@ -23,10 +23,10 @@
 #include <twobody/util/error.cuh>
 #include <twobody/util/pinned_array.cuh>
 
+#include <cub/device/device_transform.cuh>
 #include <cuda/std/functional>
+#include <cuda/std/tuple>
 #include <cuda_runtime_api.h>
-#include <thrust/execution_policy.h>
-#include <thrust/transform.h>
 
 #include <atomic>
 #include <chrono>
@@ -428,9 +428,8 @@ histogram_result<pair_count_t<Points>> histogram(pair_set<Points> const& pairs, 
     [&](sums& d, auto const& sub, std::size_t, cudaStream_t s) {
       // The device-memory histogram writes its counts; add each block pair's into the total.
       twobody::detail::run_planned_histogram(sub, f, bins, d.part.as<Count>(), d.plan, s);
-      thrust::transform(thrust::cuda::par_nosync.on(s), d.total.as<Count>(), d.total.as<Count>() + slots,
-                        d.part.as<Count>(), d.total.as<Count>(), cuda::std::plus<Count>{});
-      TWOBODY_CHECK_LAUNCH();
+      TWOBODY_CUDA_TRY(cub::DeviceTransform::Transform(cuda::std::make_tuple(d.total.as<Count>(), d.part.as<Count>()),
+                                                       d.total.as<Count>(), slots, cuda::std::plus<Count>{}, s));
     },
     [&](sums& d, cudaStream_t s) {
       std::vector<Count> h(slots);
