@@ -108,3 +108,47 @@ def test_ctrl_c_stops_a_cpu_call_within_a_second():
     assert "interrupted" in out, out + err
     assert "after 4950" in out, out + err
     assert waited < 3.0, f"the call took {waited:.2f} s to stop after SIGINT"
+
+
+GPU_SCRIPT = """
+import sys, time
+import numpy as np
+import twobody
+x = np.random.default_rng(0).uniform(0, 1000, size=(6000000, 3)).astype(np.float32)
+print("start", flush=True)
+t = time.perf_counter()
+try:
+    twobody.count_pairs(x, r=1.0, backend="gpu", search="brute")  # 1.8e13 pairs: several seconds
+    print("finished %.2f" % (time.perf_counter() - t), flush=True)
+except KeyboardInterrupt:
+    print("interrupted %.3f" % (time.perf_counter() - t), flush=True)
+    print("after", twobody.count_pairs(x[:100], r=10000.0, backend="gpu"), flush=True)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix" or not twobody.gpu_available(), reason="sends SIGINT to a GPU call")
+def test_ctrl_c_stops_a_gpu_call_within_a_second():
+    p = subprocess.Popen([sys.executable, "-c", GPU_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert p.stdout.readline().strip() == "start"
+        time.sleep(1.5)
+        sent = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+        waited = time.perf_counter() - sent
+    finally:
+        p.kill()
+    assert "interrupted" in out, out + err
+    assert "after 4950" in out, out + err
+    assert waited < 3.0, f"the GPU call took {waited:.2f} s to stop after SIGINT"
+
+
+@pytest.mark.skipif(not twobody.gpu_available(), reason="no usable CUDA GPU")
+def test_gpu_progress_reaches_the_total():
+    x = integer_points(200000, seed=11, dtype=np.float32)
+    seen, note = reports()
+    n = 200000 * 199999 // 2
+    assert twobody.count_pairs(x, r=9.0, backend="gpu", progress=note) == twobody.count_pairs(x, r=9.0, backend="gpu")
+    assert seen and seen[-1] == (n, n)
+    assert all(d1 <= d2 for (d1, _), (d2, _) in zip(seen, seen[1:]))

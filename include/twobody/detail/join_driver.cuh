@@ -9,6 +9,7 @@
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 
 #include <cub/device/device_scan.cuh>
@@ -368,7 +369,8 @@ join_stats run_rounds(Sink& sink, join_options const& opt, unsigned long long un
     page_pool<Record> const params{pool.records.template as<Record>(), pool.page_count.template as<cuda::std::uint32_t>(),
                                    pool.page_prev.template as<cuda::std::uint32_t>(), pool.pages,
                                    state.as<join_state>()};
-    dynamic_units::params const handing{work, &state.as<join_state>()->work, failed.as<unsigned long long>()};
+    dynamic_units::params const handing{work, &state.as<join_state>()->work, failed.as<unsigned long long>(),
+                                        current_launch_control(work.count())};
     TWOBODY_CUDA_TRY(cudaMemsetAsync(state.data(), 0, sizeof(join_state), stream));
     TWOBODY_CUDA_TRY(cudaMemsetAsync(pool.page_count.data(), 0, pool.pages * sizeof(cuda::std::uint32_t), stream));
     launch(params, handing, static_cast<int>(std::min<unsigned long long>(blocks, work.count())));
@@ -379,7 +381,7 @@ join_stats run_rounds(Sink& sink, join_options const& opt, unsigned long long un
     TWOBODY_CUDA_TRY(cudaMemcpyAsync(&rb.s, state.data(), sizeof(join_state), cudaMemcpyDeviceToHost, stream));
     TWOBODY_CUDA_TRY(cudaMemcpyAsync(&rb.results, pool.page_end.template as<unsigned long long>() + (pool.pages - 1),
                                      sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    wait_for_stream(stream);
     ++st.rounds;
     if (rb.results != 0) {
       unsigned long long const used = std::min(rb.s.next_page, pool.pages);

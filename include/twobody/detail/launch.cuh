@@ -8,6 +8,7 @@
 #include <twobody/runtime_functor.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/memo.cuh>
 #include <twobody/util/occupancy.cuh>
 #include <twobody/util/runtime_kernels.cuh>
@@ -446,6 +447,10 @@ struct pair_kernel {
       walk  = {in, naive_chunk, naive_chunks(in.b.size)};
       units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
     }
+    // A GPU call with a progress callback counts and can stop the static split's units; not the
+    // strided units, and not clusters, whose blocks must all meet the cluster's barriers.
+    launch_control* const control =
+      cuda::std::is_same_v<source, static_units> && lp.cluster == 0 ? current_launch_control(units) : nullptr;
     if constexpr (runtime) {
       TWOBODY_EXPECTS(f.program == static_cast<void const*>(active_runtime_source()),
                       "a runtime_functor runs while the runtime_program that made it is in scope (runtime_program::scope)");
@@ -456,10 +461,10 @@ struct pair_kernel {
       cudaLaunchAttribute attrs[2]{};
       cudaLaunchConfig_t const cfg =
         launch_config(lp.grid, Input::block_threads, lp.dynamic_smem, lp.cluster, lp.cooperative, stream, attrs);
-      TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, get(), walk, typename visitor::params{p, f}, static_units::params{units}));
+      TWOBODY_CUDA_TRY(cudaLaunchKernelEx(&cfg, get(), walk, typename visitor::params{p, f}, static_units::params{units, control}));
       return;
     }
-    get()<<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(walk, {p, f}, {units});
+    get()<<<lp.grid, Input::block_threads, lp.dynamic_smem, stream>>>(walk, {p, f}, {units, control});
     TWOBODY_CHECK_LAUNCH();
   }
 };

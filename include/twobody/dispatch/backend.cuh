@@ -9,6 +9,7 @@
 #include <twobody/rows.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/gpu_status.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/progress_scope.cuh>
 #include <twobody/util/validate.cuh>
 
@@ -90,7 +91,8 @@ auto on_cpu_backend(execution_policy const& exec, Fn&& fn)
 }
 
 /// The backend step of every host-result one-call form: checks the pair set, then runs
-/// on_cpu() on host-readable arrays or on_gpu(stream) on exec's stream.
+/// on_cpu() on host-readable arrays or on_gpu(stream) on exec's stream, with exec's progress
+/// callback reporting from its launches (util/launch_control.cuh).
 template <class Points, class OnCpu, class OnGpu>
 auto on_backend(execution_policy const& exec, char const* what, pair_set<Points> const& pairs, OnCpu&& on_cpu,
                 OnGpu&& on_gpu)
@@ -100,7 +102,10 @@ auto on_backend(execution_policy const& exec, char const* what, pair_set<Points>
     check_host_readable(pairs);
     return on_cpu_backend(exec, on_cpu);
   }
-  return on_gpu(exec.stream);
+  gpu_progress_scope reports(exec.progress, pairs.count(), exec.stream);
+  auto result = on_gpu(exec.stream);
+  reports.finish();
+  return result;
 }
 
 }  // namespace twobody::detail

@@ -28,6 +28,7 @@
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
 
@@ -254,7 +255,9 @@ void run_grid(grid_index<T, D> const& index, points<T, D> const* cross_queries, 
     auto const agent = make_params(blocks);
     if (!tr.empty()) {
       // Batches from a counter (uneven work); a statistic never fails, so none is handed back.
-      dynamic_units::params const units{{nullptr, 0, 0, tr.template batches<K>()}, state.as<work_state>(), nullptr};
+      auto const batches = tr.template batches<K>();
+      dynamic_units::params const units{{nullptr, 0, 0, batches}, state.as<work_state>(), nullptr,
+                                        current_launch_control(batches)};
       tr.template launch<K, visitor>({agent, f}, units, dynamic_smem, blocks, stream);
     }
   });
@@ -321,7 +324,7 @@ histogram_result<unsigned long long> grid_histogram(grid_index<T, D> const& inde
   }
   std::vector<Count> all(static_cast<std::size_t>(slots));
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(all.data(), counts.data(), all.size() * sizeof(Count), cudaMemcpyDeviceToHost, stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  wait_for_stream(stream);
   unsigned long long visited = 0;
   for (Count c : all) { visited += c; }
   return histogram_result<Count>::from_slots(std::move(all), visited);
@@ -423,13 +426,14 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
   pair_search use = rg.search;
   if (!runs_on_gpu(exec, what)) { return range_limited_on_cpu(exec, pairs, rg, f, on_cells, brute); }
   cudaStream_t const stream = exec.stream;
+  execution_policy const gpu = twobody::exec::gpu.on(stream).with_progress(exec.progress);
   points<T, D> const& indexed = pairs.mode == pair_mode::cross ? pairs.b : pairs.a;
   if (use == pair_search::automatic && static_cast<double>(pairs.count()) < double(1 << 24)) {
     use = pair_search::brute_force;  // too small for a grid to pay: skip the build
   }
   if (use == pair_search::brute_force) {
     if (rg.chosen != nullptr) { *rg.chosen = use; }
-    return brute(twobody::exec::gpu.on(stream));
+    return brute(gpu);
   }
   validate(pairs);
   grid_index<T, D> const index = grid_for(indexed, rg.cutoff, f, stream);
@@ -437,8 +441,11 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
     use = grid_pays(index.geometry(), static_cast<double>(pairs.count())) ? pair_search::grid : pair_search::brute_force;
   }
   if (rg.chosen != nullptr) { *rg.chosen = use; }
-  if (use == pair_search::brute_force) { return brute(twobody::exec::gpu.on(stream)); }
-  return on_grid(index, pairs.mode == pair_mode::cross ? &pairs.a : nullptr);
+  if (use == pair_search::brute_force) { return brute(gpu); }
+  gpu_progress_scope reports(exec.progress, pairs.count(), stream);
+  auto result = on_grid(index, pairs.mode == pair_mode::cross ? &pairs.a : nullptr);
+  reports.finish();
+  return result;
 }
 
 /// count_pairs with a cutoff (grid.cuh): through the grid or the one-call count.

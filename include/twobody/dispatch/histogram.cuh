@@ -16,6 +16,7 @@
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
 #include <twobody/util/device_info.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/zeroed_scratch.cuh>
@@ -325,7 +326,7 @@ histogram_result<pair_count_t<Points>> histogram_to_host(pair_set<Points> const&
                                                 {static_cast<Count*>(mapped), scratch != nullptr ? scratch->ticket() : nullptr});
   std::vector<Count> all(bins.size() + 1);
   if (mirrored) {
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    wait_for_stream(stream);
     if (scratch != nullptr) { scratch->settle(); }
     std::memcpy(all.data(), host, bytes);
   } else {  // (scratch that was not settled is zeroed again at its next use)

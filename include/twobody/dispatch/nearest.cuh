@@ -21,6 +21,7 @@
 #include <twobody/rows/mma_nearest_traversal.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
@@ -144,7 +145,7 @@ void launch_nearest_with(size_type rows, size_type col_tiles, int k, bool larger
   int const grid = static_cast<int>(units < static_cast<unsigned long long>(full) ? units : full);
   nearest_lists_buffer lists(rows, k, segments, stream);
   typename Traversal::params const wp = walk(segments, seg_tiles);
-  kernel<<<grid, Traversal::block_threads, dynamic, stream>>>(wp, out(lists, segments), static_units::params{units});
+  kernel<<<grid, Traversal::block_threads, dynamic, stream>>>(wp, out(lists, segments), static_units::params{units, current_launch_control(units)});
   TWOBODY_CHECK_LAUNCH();
   lists.finish(larger_nearer, d_index, d_value, stream);
 }

@@ -15,6 +15,7 @@
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
@@ -177,7 +178,7 @@ std::vector<typename Points::value_type> sum_per_point_on(execution_policy const
       if (zeroed_scratch* const scratch = host != nullptr ? zeroed_scratch::of_thread(bytes) : nullptr) {
         run_planned_sum_per_point(pairs, f, scratch->as<T>(), plan, stream,
                                   result_mirror<T>{static_cast<T*>(mapped), scratch->ticket()});
-        TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+        wait_for_stream(stream);
         scratch->settle();
         std::memcpy(out.data(), host, bytes);
         return out;

@@ -15,6 +15,7 @@
 #include <twobody/points.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/validate.cuh>
@@ -200,7 +201,7 @@ T reduce_to_host(cudaStream_t stream, ByTicket&& by_ticket, Run&& run)
   if (host != nullptr) {
     if (!by_ticket(device)) {
       run(device);
-      TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+      wait_for_stream(stream);
     }
     return *host;
   }

@@ -19,10 +19,23 @@
 /// bound) below (stop when it returns false).
 
 #include <twobody/points.cuh>
+#include <twobody/util/launch_control.cuh>
 
 #include <cuda/std/type_traits>
 
 namespace twobody::detail {
+
+/// Block-wide (a barrier; every thread calls it): whether the call goes on, as thread 0 reads
+/// the control's stop flag; counts the control_step units of the stretch that ends here.
+__device__ __forceinline__ bool controlled_go_on(launch_control* control)
+{
+  int stop = 0;
+  if (threadIdx.x == 0) {
+    stop = *reinterpret_cast<unsigned int volatile*>(&control->stop) != 0u ? 1 : 0;
+    atomicAdd(&control->units, control_step);
+  }
+  return __syncthreads_or(stop) == 0;
+}
 
 /// The work units of one launch: first the listed units `redo` (rolled back in the round
 /// before), then the flat range [range_begin, range_end).
@@ -48,27 +61,38 @@ struct work_state {
 
 /// Equal contiguous ranges of the units, one per block (a persistent grid balanced to within
 /// one unit); no atomics, and the same units for the same grid (both passes of a two-pass join).
+/// With a control (a GPU call with a progress callback, util/launch_control.cuh) next() is
+/// block-wide once every control_step units (every thread calls it, as every traversal does):
+/// it counts them, and the block stops when told to.
 struct static_units {
   static constexpr bool can_hand_back = false;
   static constexpr bool consecutive   = true;  ///< next() gives first(), first() + 1, ...
   struct params {
-    unsigned long long count;  ///< units 0 .. count - 1
+    unsigned long long count;           ///< units 0 .. count - 1
+    launch_control* control = nullptr;  ///< (strided_units ignores it)
   };
   struct temp_storage {};
 
-  unsigned long long w, end;
+  unsigned long long w, end, begin;
+  launch_control* control;
 
-  __device__ static_units(params const& p, temp_storage&)
+  __device__ static_units(params const& p, temp_storage&) : control(p.control)
   {
     unsigned long long const q = p.count / gridDim.x, r = p.count % gridDim.x;
-    w   = q * blockIdx.x + (blockIdx.x < r ? blockIdx.x : r);
-    end = w + q + (blockIdx.x < r ? 1 : 0);
+    w     = q * blockIdx.x + (blockIdx.x < r ? blockIdx.x : r);
+    end   = w + q + (blockIdx.x < r ? 1 : 0);
+    begin = w;
   }
   __device__ bool any() const { return w < end; }
   __device__ unsigned long long first() const { return w; }
   __device__ bool next(unsigned long long& unit)
   {
     if (w >= end) { return false; }
+    // Decided at the last unit of each control_step: this unit is still the block's, and peek()
+    // already says no more, so no traversal prefetches a unit it will not take.
+    if (control != nullptr && (w - begin) % control_step == control_step - 1 && !controlled_go_on(control)) {
+      end = w + 1;
+    }
     unit = w++;
     return true;
   }
@@ -120,7 +144,8 @@ struct dynamic_units {
   struct params {
     unit_list units;
     work_state* state;
-    unsigned long long* failed_units;  ///< one slot per block (a block stops at its first failure); null: units never fail
+    unsigned long long* failed_units;   ///< one slot per block (a block stops at its first failure); null: units never fail
+    launch_control* control = nullptr;  ///< counts the units taken, and stops the handing out (launch_control.cuh)
   };
   struct temp_storage {
     unsigned long long next;
@@ -128,6 +153,7 @@ struct dynamic_units {
 
   params const& p;
   temp_storage& shared;
+  unsigned long long taken_units = 0;  ///< (thread 0's: how many next() handed out)
 
   __device__ dynamic_units(params const& p_, temp_storage& s) : p(p_), shared(s) {}
 
@@ -143,6 +169,11 @@ struct dynamic_units {
         unsigned long long const taken = atomicAdd(&p.state->next_unit, 1ull);
         if (taken < p.units.count()) { u = p.units.unit(taken); }
       }
+      if (p.control != nullptr && u != ~0ull && taken_units % control_step == 0) {
+        if (*reinterpret_cast<unsigned int volatile*>(&p.control->stop) != 0u) { u = ~0ull; }
+        atomicAdd(&p.control->units, control_step);
+      }
+      ++taken_units;
       shared.next = u;
     }
     __syncthreads();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -41,7 +42,8 @@ class pinned_array {
   std::size_t n_ = 0;
 };
 
-/// Copies n values from device memory to host memory `dst` on `stream` and waits. Small
+/// Copies n values from device memory to host memory `dst` on `stream` and waits (with progress
+/// reports inside a gpu_progress_scope, launch_control.cuh). Small
 /// results (the one-call forms' counts, sums and histograms) go through a per-thread pinned
 /// bounce buffer: a copy to pageable memory costs the driver a staging step (about 3 us of a
 /// 20 us small call on the H100).
@@ -51,17 +53,17 @@ void copy_to_host_sync(T* dst, T const* src, std::size_t n, cudaStream_t stream)
   constexpr std::size_t bounce_bytes = std::size_t(64) << 10;
   std::size_t const bytes            = n * sizeof(T);
   if (bytes == 0) {
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    wait_for_stream(stream);
     return;
   }
   if (bytes > bounce_bytes) {
     TWOBODY_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+    wait_for_stream(stream);
     return;
   }
   thread_local pinned_array<unsigned char> bounce(bounce_bytes);
   TWOBODY_CUDA_TRY(cudaMemcpyAsync(bounce.data(), src, bytes, cudaMemcpyDeviceToHost, stream));
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  wait_for_stream(stream);
   std::memcpy(dst, bounce.data(), bytes);
 }
 
