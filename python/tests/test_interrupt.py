@@ -1,4 +1,4 @@
-"""Long calls show progress and stop on Ctrl-C (CPU backend, in core): progress= takes True or a
+"""Long calls show progress and stop on Ctrl-C (in core, on the CPU backend and on a GPU): progress= takes True or a
 callable, reports pairs done up to the total, and SIGINT stops a call within about a second with
 KeyboardInterrupt, leaving the package usable."""
 
@@ -91,22 +91,27 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
-def test_ctrl_c_stops_a_cpu_call_within_a_second():
+def interrupt(script, after):
+    """Runs `script` in a child, sends it SIGINT `after` seconds past its "start" line; returns its
+    output and the seconds from the signal to its exit."""
     # SIGINT as a terminal's Ctrl-C delivers it (a child of a background job would ignore it).
-    p = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert p.stdout.readline().strip() == "start"
-        time.sleep(1.0)
+        time.sleep(after)
         sent = time.perf_counter()
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-        waited = time.perf_counter() - sent
+        out, err = p.communicate(timeout=120)
+        return out + err, time.perf_counter() - sent
     finally:
         p.kill()
-    assert "interrupted" in out, out + err
-    assert "after 4950" in out, out + err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_stops_a_cpu_call_within_a_second():
+    out, waited = interrupt(SCRIPT, after=1.0)
+    assert "interrupted" in out and "after 4950" in out, out
     assert waited < 3.0, f"the call took {waited:.2f} s to stop after SIGINT"
 
 
@@ -128,19 +133,8 @@ except KeyboardInterrupt:
 
 @pytest.mark.skipif(os.name != "posix" or not twobody.gpu_available(), reason="sends SIGINT to a GPU call")
 def test_ctrl_c_stops_a_gpu_call_within_a_second():
-    p = subprocess.Popen([sys.executable, "-c", GPU_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        assert p.stdout.readline().strip() == "start"
-        time.sleep(1.5)
-        sent = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=120)
-        waited = time.perf_counter() - sent
-    finally:
-        p.kill()
-    assert "interrupted" in out, out + err
-    assert "after 4950" in out, out + err
+    out, waited = interrupt(GPU_SCRIPT, after=1.5)
+    assert "interrupted" in out and "after 4950" in out, out
     assert waited < 3.0, f"the GPU call took {waited:.2f} s to stop after SIGINT"
 
 

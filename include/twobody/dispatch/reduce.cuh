@@ -54,9 +54,9 @@ policy_plan plan_reduction(pair_set<Points> const& pairs)
 /// A host-synchronous reduction with input policy Input that folds by ticket: the partials and
 /// the ticket live in this thread's zeroed scratch, and the kernel's last block folds them into
 /// *mapped_result (mapped host memory) and zeroes them again: one launch, not cooperative, no
-/// grid barrier, allocation or copy back; synchronizes `stream`. False, with nothing enqueued,
-/// where that does not apply (no pairs, an untiled input, a non-arithmetic T, too many blocks
-/// for the scratch).
+/// grid barrier, allocation or copy back; waits for `stream` (wait_for_stream). False, with
+/// nothing enqueued, where that does not apply (no pairs, an untiled input, a non-arithmetic T,
+/// too many blocks for the scratch).
 template <class Input, class Points, class F, class Op, class T, class Inner>
 bool reduce_by_ticket_with(pair_set<Points> const& pairs, F const& f, Op op, T identity, T* mapped_result,
                            cudaStream_t stream)
@@ -71,7 +71,7 @@ bool reduce_by_ticket_with(pair_set<Points> const& pairs, F const& f, Op op, T i
     kernel::launch(lp, staged.pairs(), f,
                    typename kernel::params{scratch->as<T>(), op, identity, mapped_result, scratch->ticket()}, stream);
   }
-  TWOBODY_CUDA_TRY(cudaStreamSynchronize(stream));
+  wait_for_stream(stream);
   scratch->settle();
   return true;
 }
