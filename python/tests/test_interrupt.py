@@ -1,6 +1,6 @@
-"""Long calls show progress and stop on Ctrl-C (in core, on the CPU backend and on a GPU): progress= takes True or a
-callable, reports pairs done up to the total, and SIGINT stops a call within about a second with
-KeyboardInterrupt, leaving the package usable."""
+"""Long calls show progress and stop on Ctrl-C (in core, on the CPU backend and on a GPU):
+progress= takes True or a callable, reports pairs done up to the total, and SIGINT stops a call
+within about a second with KeyboardInterrupt, leaving the package usable."""
 
 import os
 import signal
