@@ -14,14 +14,13 @@
 /// from the call. The policy holds a pointer: the callback must outlive the call.
 ///
 /// Where it is called: the CPU backend's loops of every one-call statistic; on the GPU, while
-/// the one-call forms wait for their kernels: counts, reductions, histograms, per-point sums,
-/// joins, the grid index's statistics and nearest neighbours of points count the work units
-/// their kernels take (the reports' `done` is that share of the pairs), and stop taking units
-/// once the callback has thrown, so that the call ends within about a report interval. GPU
-/// calls that run in several steps report between them (out-of-core runs: host/out_of_core.cuh;
-/// batched frames from host memory). Not interrupted: the rows' tensor-core kernels and the
-/// cluster-shared histogram (they report when they end), and the explicit forms (they never
-/// wait).
+/// the one-call forms wait for their kernels, which count the work units they take (the
+/// reports' `done` is that share of the pairs) and stop taking units once the callback has
+/// thrown, so that the call ends within about a report interval. GPU calls that run in several
+/// steps report between them (out-of-core runs: host/out_of_core.cuh; batched frames from host
+/// memory). Not interrupted: the cluster-shared histogram (output::cluster_privatized, whose
+/// blocks must all meet its barriers) and output::two_pass joins report when they end; the
+/// explicit forms never wait, and report nothing.
 #pragma once
 
 #include <chrono>

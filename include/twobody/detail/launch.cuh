@@ -447,10 +447,9 @@ struct pair_kernel {
       walk  = {in, naive_chunk, naive_chunks(in.b.size)};
       units = static_cast<unsigned long long>(lp.grid) * static_cast<unsigned long long>(walk.chunks);
     }
-    // A GPU call with a progress callback counts and can stop the static split's units; not the
-    // strided units, and not clusters, whose blocks must all meet the cluster's barriers.
-    launch_control* const control =
-      cuda::std::is_same_v<source, static_units> && lp.cluster == 0 ? current_launch_control(units) : nullptr;
+    // A GPU call with a progress callback counts and can stop the units; not a cluster's, whose
+    // blocks must all meet the cluster's barriers.
+    launch_control* const control = lp.cluster == 0 ? current_launch_control(units) : nullptr;
     if constexpr (runtime) {
       TWOBODY_EXPECTS(f.program == static_cast<void const*>(active_runtime_source()),
                       "a runtime_functor runs while the runtime_program that made it is in scope (runtime_program::scope)");

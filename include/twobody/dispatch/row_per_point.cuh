@@ -16,6 +16,7 @@
 #include <twobody/rows/mma_sum_traversal.cuh>
 #include <twobody/util/device_buffer.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/validate.cuh>
 
@@ -51,8 +52,9 @@ void sum_rows_gpu(pair_set<rows<T, W>> const& pairs, F const& f, Out* d_out, cud
   int const grid = persistent_grid(kernel, traversal::block_threads, smem, static_cast<unsigned long long>(sched.total));
   staged_row_pairs<T, W> const staged(pairs, stream);
   typename traversal::params walk{both, staged.a(), staged.b(), staged.dims_padded(), sched, Term(f)};
+  auto const units = static_cast<unsigned long long>(sched.total);
   kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, typename visitor::params{d_out},
-                                                         strided_units::params{static_cast<unsigned long long>(sched.total)});
+                                                         strided_units::params{units, current_launch_control(units)});
   TWOBODY_CHECK_LAUNCH();
 }
 

@@ -28,6 +28,7 @@
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
 #include <twobody/util/gpu_status.cuh>
+#include <twobody/util/launch_control.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 
@@ -201,7 +202,8 @@ void launch_rows(pair_set<rows<T, W>> const& pairs, Rule const& rule, F const& f
   typename traversal::params walk{pairs.mode, staged.a(), staged.b(), staged.dims_padded(), sched,
                                   Core::relative_error(staged.dims_padded()), staged.abs_term(), rule, d_refined};
   typename visitor::params out{agent_params(grid), f};
-  kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, out, strided_units::params{static_cast<unsigned long long>(sched.total)});
+  auto const units = static_cast<unsigned long long>(sched.total);
+  kernel<<<grid, traversal::block_threads, smem, stream>>>(walk, out, strided_units::params{units, current_launch_control(units)});
   TWOBODY_CHECK_LAUNCH();
 }
 

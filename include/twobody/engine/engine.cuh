@@ -69,30 +69,27 @@ struct static_units {
   static constexpr bool consecutive   = true;  ///< next() gives first(), first() + 1, ...
   struct params {
     unsigned long long count;           ///< units 0 .. count - 1
-    launch_control* control = nullptr;  ///< (strided_units ignores it)
+    launch_control* control = nullptr;  ///< null: next() takes no extra step
   };
   struct temp_storage {};
 
-  unsigned long long w, end, begin;
-  launch_control* control;
+  params const& p;  ///< (the kernel's parameter: read where used, no register kept for it)
+  unsigned long long w, end;
 
-  __device__ static_units(params const& p, temp_storage&) : control(p.control)
+  __device__ static_units(params const& p_, temp_storage&) : p(p_)
   {
     unsigned long long const q = p.count / gridDim.x, r = p.count % gridDim.x;
-    w     = q * blockIdx.x + (blockIdx.x < r ? blockIdx.x : r);
-    end   = w + q + (blockIdx.x < r ? 1 : 0);
-    begin = w;
+    w   = q * blockIdx.x + (blockIdx.x < r ? blockIdx.x : r);
+    end = w + q + (blockIdx.x < r ? 1 : 0);
   }
   __device__ bool any() const { return w < end; }
   __device__ unsigned long long first() const { return w; }
   __device__ bool next(unsigned long long& unit)
   {
     if (w >= end) { return false; }
-    // Decided at the last unit of each control_step: this unit is still the block's, and peek()
-    // already says no more, so no traversal prefetches a unit it will not take.
-    if (control != nullptr && (w - begin) % control_step == control_step - 1 && !controlled_go_on(control)) {
-      end = w + 1;
-    }
+    // Decided at every control_step-th unit: that unit is still the block's, and peek() already
+    // says no more, so no traversal prefetches a unit it will not take.
+    if (p.control != nullptr && w % control_step == control_step - 1 && !controlled_go_on(p.control)) { end = w + 1; }
     unit = w++;
     return true;
   }
@@ -109,27 +106,32 @@ struct static_units {
 /// Every gridDim.x-th unit, from blockIdx.x: at any moment the blocks of a persistent grid work
 /// on neighbouring units (the tensor-core traversals of rows, whose tile pairs read hundreds of
 /// kilobytes each: neighbouring tile pairs share their row and column tiles in L2, where the
-/// equal contiguous ranges of static_units walk far-apart ones). No atomics.
+/// equal contiguous ranges of static_units walk far-apart ones). No atomics (but a control's).
 struct strided_units {
   static constexpr bool can_hand_back = false;
   static constexpr bool consecutive   = false;
   using params                        = static_units::params;
   struct temp_storage {};
 
-  unsigned long long w, end;
+  params const& p;
+  unsigned long long w;
 
-  __device__ strided_units(params const& p, temp_storage&) : w(blockIdx.x), end(p.count) {}
+  __device__ strided_units(params const& p_, temp_storage&) : p(p_), w(blockIdx.x) {}
   __device__ bool next(unsigned long long& unit)
   {
-    if (w >= end) { return false; }
+    if (w >= p.count) { return false; }
     unit = w;
     w += gridDim.x;
+    // As static_units: at every control_step-th unit of the block, before any peek past it.
+    if (p.control != nullptr && (unit / gridDim.x) % control_step == control_step - 1 && !controlled_go_on(p.control)) {
+      w = ~0ull;
+    }
     return true;
   }
   /// The unit that next() gives next, if any, without taking it.
   __device__ bool peek(unsigned long long& unit) const
   {
-    if (w >= end) { return false; }
+    if (w >= p.count) { return false; }
     unit = w;
     return true;
   }
