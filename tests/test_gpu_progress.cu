@@ -73,14 +73,16 @@ TEST(GpuProgress, ReportsGrowToTheTotalAndResultsAreUnchanged)
   tbt::host_points<float, 3> const s(20000, 42, 64);
   tbt::device_points<float, 3> const ds(s);
   auto const small = self_pairs(ds.view());
-  EXPECT_EQ(sum_per_point(with, ordered_pairs(ds.view()), gaussian_kernel(4.f)),
-            sum_per_point(exec::gpu, ordered_pairs(ds.view()), gaussian_kernel(4.f)));
+  // (Neighbour counts: integers, exact in float whatever order the atomics add them in.)
+  EXPECT_EQ(sum_per_point(with, ordered_pairs(ds.view()), within_radius(4.f)),
+            sum_per_point(exec::gpu, ordered_pairs(ds.view()), within_radius(4.f)));
   log.check(ordered_pairs(ds.view()).count(), "sum_per_point");
   EXPECT_EQ(pairs_within(with, small, 2.f).size(), pairs_within(exec::gpu, small, 2.f).size());
   log.check(small.count(), "pairs_within");
   within_cutoff<float> grid{2.f};
   grid.search = pair_search::grid;
-  EXPECT_EQ(count_pairs(with, small, within_radius(2.f), grid), count_pairs(exec::cpu, small, within_radius(2.f)));
+  EXPECT_EQ(count_pairs(with, small, within_radius(2.f), grid),
+            count_pairs(exec::cpu, self_pairs(s.view()), within_radius(2.f)));
   log.check(small.count(), "count_pairs through the grid index");
   EXPECT_EQ(detail::current_gpu_progress(), nullptr);
 }
