@@ -8,7 +8,7 @@
 #include <twobody/runtime_functor.cuh>
 #include <twobody/util/device_info.cuh>
 #include <twobody/util/error.cuh>
-#include <twobody/util/launch_control.cuh>
+#include <twobody/util/gpu_progress.cuh>
 #include <twobody/util/memo.cuh>
 #include <twobody/util/occupancy.cuh>
 #include <twobody/util/runtime_kernels.cuh>

@@ -8,8 +8,8 @@
 #include <twobody/progress.cuh>
 #include <twobody/rows.cuh>
 #include <twobody/util/error.cuh>
+#include <twobody/util/gpu_progress.cuh>
 #include <twobody/util/gpu_status.cuh>
-#include <twobody/util/launch_control.cuh>
 #include <twobody/util/progress_scope.cuh>
 #include <twobody/util/validate.cuh>
 
@@ -92,7 +92,7 @@ auto on_cpu_backend(execution_policy const& exec, Fn&& fn)
 
 /// The backend step of every host-result one-call form: checks the pair set, then runs
 /// on_cpu() on host-readable arrays or on_gpu(stream) on exec's stream, with exec's progress
-/// callback reporting from its launches (util/launch_control.cuh).
+/// callback reporting from its launches (util/gpu_progress.cuh).
 template <class Points, class OnCpu, class OnGpu>
 auto on_backend(execution_policy const& exec, char const* what, pair_set<Points> const& pairs, OnCpu&& on_cpu,
                 OnGpu&& on_gpu)

@@ -16,7 +16,7 @@
 #include <twobody/points.cuh>
 #include <twobody/results.cuh>
 #include <twobody/util/device_info.cuh>
-#include <twobody/util/launch_control.cuh>
+#include <twobody/util/gpu_progress.cuh>
 #include <twobody/util/pinned_array.cuh>
 #include <twobody/util/staging.cuh>
 #include <twobody/util/zeroed_scratch.cuh>

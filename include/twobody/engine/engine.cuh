@@ -61,7 +61,7 @@ struct work_state {
 
 /// Equal contiguous ranges of the units, one per block (a persistent grid balanced to within
 /// one unit); no atomics, and the same units for the same grid (both passes of a two-pass join).
-/// With a control (a GPU call with a progress callback, util/launch_control.cuh) next() is
+/// With a control (a GPU call with a progress callback, util/gpu_progress.cuh) next() is
 /// block-wide once every control_step units (every thread calls it, as every traversal does):
 /// it counts them, and the block stops when told to.
 struct static_units {
@@ -147,7 +147,7 @@ struct dynamic_units {
     unit_list units;
     work_state* state;
     unsigned long long* failed_units;   ///< one slot per block (a block stops at its first failure); null: units never fail
-    launch_control* control = nullptr;  ///< counts the units taken, and stops the handing out (launch_control.cuh)
+    launch_control* control = nullptr;  ///< counts the units taken, and stops the handing out (util/gpu_progress.cuh)
   };
   struct temp_storage {
     unsigned long long next;

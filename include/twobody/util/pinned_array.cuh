@@ -3,7 +3,7 @@
 #pragma once
 
 #include <twobody/util/error.cuh>
-#include <twobody/util/launch_control.cuh>
+#include <twobody/util/gpu_progress.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -43,7 +43,7 @@ class pinned_array {
 };
 
 /// Copies n values from device memory to host memory `dst` on `stream` and waits (with progress
-/// reports inside a gpu_progress_scope, launch_control.cuh). Small
+/// reports inside a gpu_progress_scope, gpu_progress.cuh). Small
 /// results (the one-call forms' counts, sums and histograms) go through a per-thread pinned
 /// bounce buffer: a copy to pageable memory costs the driver a staging step (about 3 us of a
 /// 20 us small call on the H100).
