@@ -187,8 +187,8 @@ def _out_of_core(memory_budget, devices, block_points, progress, what: str, **re
 
 def _reporting(progress, call, unit: str = "pair"):
     """Runs call() with progress=True (a bar) or a callable progress(done, total) receiving the
-    reports of an in-core call: the CPU backend's, about every 0.1 s (a GPU call in core is one
-    kernel and reports nothing). Ctrl-C stops a CPU-backend call at its next report."""
+    reports of an in-core call, about every 0.1 s on either backend. Ctrl-C stops the call at its
+    next report."""
     callback, bar = _progress_bar(progress, unit=unit)
     _core.set_progress(callback)
     try:
@@ -248,9 +248,8 @@ def count_pairs(points, points_b=None, *, r: Optional[float] = None, box=None, w
         grid), unweighted, GPU only.
     progress : bool or callable, optional
         True shows a bar (tqdm if installed, else a line on stderr); a callable is called as
-        ``progress(done, total)``. In core, the CPU backend reports the pairs done about every
-        0.1 s, and Ctrl-C stops it there (KeyboardInterrupt); a GPU call in core is one kernel and
-        reports nothing until it returns.
+        ``progress(done, total)``. In core, the call reports the pairs done about every 0.1 s
+        on either backend, and Ctrl-C stops it there (KeyboardInterrupt).
 
     Returns
     -------

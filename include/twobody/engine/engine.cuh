@@ -155,7 +155,7 @@ struct dynamic_units {
 
   params const& p;
   temp_storage& shared;
-  unsigned long long taken_units = 0;  ///< (thread 0's: how many next() handed out)
+  unsigned int taken_units = 0;  ///< (thread 0's, with a control: units handed out)
 
   __device__ dynamic_units(params const& p_, temp_storage& s) : p(p_), shared(s) {}
 
@@ -171,11 +171,10 @@ struct dynamic_units {
         unsigned long long const taken = atomicAdd(&p.state->next_unit, 1ull);
         if (taken < p.units.count()) { u = p.units.unit(taken); }
       }
-      if (p.control != nullptr && u != ~0ull && taken_units % control_step == 0) {
+      if (p.control != nullptr && u != ~0ull && taken_units++ % control_step == 0) {
         if (*reinterpret_cast<unsigned int volatile*>(&p.control->stop) != 0u) { u = ~0ull; }
         atomicAdd(&p.control->units, control_step);
       }
-      ++taken_units;
       shared.next = u;
     }
     __syncthreads();
