@@ -166,7 +166,7 @@ def compile_unit(members):
     if rc != 0:
         problem = f"does not compile:\n{out}"
     elif warnings:
-        problem = "warnings from library headers:\n" + "\n".join(warnings)
+        problem = "has warnings from library headers:\n" + "\n".join(warnings)
     else:
         problem = None
     return [(md_name, k, problem, len(members)) for md_name, k, _, _ in members]

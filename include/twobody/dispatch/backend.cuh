@@ -102,10 +102,7 @@ auto on_backend(execution_policy const& exec, char const* what, pair_set<Points>
     check_host_readable(pairs);
     return on_cpu_backend(exec, on_cpu);
   }
-  gpu_progress_scope reports(exec.progress, pairs.count(), exec.stream);
-  auto result = on_gpu(exec.stream);
-  reports.finish();
-  return result;
+  return with_gpu_progress(exec.progress, pairs.count(), exec.stream, [&] { return on_gpu(exec.stream); });
 }
 
 }  // namespace twobody::detail

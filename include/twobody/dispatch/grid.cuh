@@ -442,10 +442,8 @@ auto range_limited(execution_policy const& exec, pair_set<points<T, D>> const& p
   }
   if (rg.chosen != nullptr) { *rg.chosen = use; }
   if (use == pair_search::brute_force) { return brute(gpu); }
-  gpu_progress_scope reports(exec.progress, pairs.count(), stream);
-  auto result = on_grid(index, pairs.mode == pair_mode::cross ? &pairs.a : nullptr);
-  reports.finish();
-  return result;
+  return with_gpu_progress(exec.progress, pairs.count(), stream,
+                           [&] { return on_grid(index, pairs.mode == pair_mode::cross ? &pairs.a : nullptr); });
 }
 
 /// count_pairs with a cutoff (grid.cuh): through the grid or the one-call count.

@@ -25,16 +25,18 @@
 
 namespace twobody::detail {
 
-/// Block-wide (a barrier; every thread calls it): whether the call goes on, as thread 0 reads
-/// the control's stop flag; counts the control_step units of the stretch that ends here.
+/// One thread's look at a control: counts a stretch of control_step units; whether to stop.
+__device__ __forceinline__ bool control_says_stop(launch_control* control)
+{
+  atomicAdd(&control->units, control_step);
+  return *reinterpret_cast<unsigned int volatile*>(&control->stop) != 0u;
+}
+
+/// Block-wide (a barrier; every thread calls it): whether the call goes on, as thread 0's look
+/// at the control says (control_says_stop).
 __device__ __forceinline__ bool controlled_go_on(launch_control* control)
 {
-  int stop = 0;
-  if (threadIdx.x == 0) {
-    stop = *reinterpret_cast<unsigned int volatile*>(&control->stop) != 0u ? 1 : 0;
-    atomicAdd(&control->units, control_step);
-  }
-  return __syncthreads_or(stop) == 0;
+  return __syncthreads_or(threadIdx.x == 0 && control_says_stop(control) ? 1 : 0) == 0;
 }
 
 /// The work units of one launch: first the listed units `redo` (rolled back in the round
@@ -171,9 +173,8 @@ struct dynamic_units {
         unsigned long long const taken = atomicAdd(&p.state->next_unit, 1ull);
         if (taken < p.units.count()) { u = p.units.unit(taken); }
       }
-      if (p.control != nullptr && u != ~0ull && taken_units++ % control_step == 0) {
-        if (*reinterpret_cast<unsigned int volatile*>(&p.control->stop) != 0u) { u = ~0ull; }
-        atomicAdd(&p.control->units, control_step);
+      if (p.control != nullptr && u != ~0ull && taken_units++ % control_step == 0 && control_says_stop(p.control)) {
+        u = ~0ull;
       }
       shared.next = u;
     }

@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <thread>
 
 namespace twobody::detail {
@@ -83,12 +82,9 @@ class gpu_progress_scope {
       cb_ = nullptr;
       return;
     }
-    thread_control& t = thread_control::current();
-    control_          = t.control;
-    side_             = t.side;
-    seen_             = t.seen;
+    t_ = &thread_control::current();
     // In stream order, before the call's launches (the previous call of this thread has ended).
-    TWOBODY_CUDA_TRY(cudaMemsetAsync(control_, 0, sizeof(launch_control), stream));
+    TWOBODY_CUDA_TRY(cudaMemsetAsync(t_->control, 0, sizeof(launch_control), stream));
     last_                  = std::chrono::steady_clock::now();
     current_gpu_progress() = this;
   }
@@ -99,7 +95,7 @@ class gpu_progress_scope {
   gpu_progress_scope(gpu_progress_scope const&)            = delete;
   gpu_progress_scope& operator=(gpu_progress_scope const&) = delete;
 
-  launch_control* control() const { return control_; }
+  launch_control* control() const { return t_->control; }
 
   /// A controlled launch of `units` units is enqueued: the reports count them.
   void expect(unsigned long long units) { expected_ += units; }
@@ -136,9 +132,10 @@ class gpu_progress_scope {
  private:
   unsigned long long read_units()
   {
-    TWOBODY_CUDA_TRY(cudaMemcpyAsync(seen_, &control_->units, sizeof(unsigned long long), cudaMemcpyDeviceToHost, side_));
-    TWOBODY_CUDA_TRY(cudaStreamSynchronize(side_));
-    return *seen_;
+    TWOBODY_CUDA_TRY(
+      cudaMemcpyAsync(t_->seen, &t_->control->units, sizeof(unsigned long long), cudaMemcpyDeviceToHost, t_->side));
+    TWOBODY_CUDA_TRY(cudaStreamSynchronize(t_->side));
+    return *t_->seen;
   }
 
   /// Calls back with the pairs of `units` units (~0: all); on an exception, stops the launches of
@@ -155,8 +152,8 @@ class gpu_progress_scope {
       (*cb_)(progress_report{done_, pairs_});
     } catch (...) {
       if (running != nullptr) {  // (a memset of the flag's bytes: any nonzero value stops)
-        (void)cudaMemsetAsync(&control_->stop, 1, sizeof control_->stop, side_);
-        (void)cudaStreamSynchronize(side_);
+        (void)cudaMemsetAsync(&t_->control->stop, 1, sizeof t_->control->stop, t_->side);
+        (void)cudaStreamSynchronize(t_->side);
         (void)cudaStreamSynchronize(*running);
       }
       throw;
@@ -166,13 +163,22 @@ class gpu_progress_scope {
   progress_callback const* cb_;
   std::uint64_t pairs_;
   gpu_progress_scope* previous_;
-  launch_control* control_        = nullptr;
-  cudaStream_t side_              = nullptr;
-  unsigned long long* seen_       = nullptr;
+  thread_control* t_              = nullptr;  ///< (set while the scope reports)
   unsigned long long expected_    = 0;
   std::uint64_t done_             = 0;
   std::chrono::steady_clock::time_point last_{};
 };
+
+/// Runs fn() (a GPU call's work on `stream`) inside a gpu_progress_scope for `cb` over `pairs`,
+/// then makes the last report.
+template <class Fn>
+auto with_gpu_progress(progress_callback const* cb, std::uint64_t pairs, cudaStream_t stream, Fn&& fn)
+{
+  gpu_progress_scope reports(cb, pairs, stream);
+  auto result = fn();
+  reports.finish();
+  return result;
+}
 
 /// The launch_control of this thread's GPU call, or null (no progress callback): launches pass it
 /// to their unit sources. Counts `units` toward the reports.
